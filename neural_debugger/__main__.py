@@ -1,0 +1,3 @@
+from neural_debugger.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,32 @@
+"""The ``ndb`` command: one subcommand per job, each defined beside the code it drives."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from neural_debugger import __version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ndb",
+        description="A neural debugger for Python: predicted debugging, real tracing, training.",
+    )
+    parser.add_argument("--version", action="version", version=f"ndb {__version__}")
+    commands = parser.add_subparsers(title="commands", dest="command", required=True)
+    from neural_debugger.tracer import cli as tracer_cli
+
+    tracer_cli.add_parser(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args))
+    except KeyboardInterrupt:
+        print("ndb: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,79 @@
+"""The neural debugger language: tokens, typed states and actions, encoding and parsing.
+
+Pure Python (no torch): every other part of the system speaks through this package. Exports are
+loaded on first use, so that the tracing subprocess, which needs only :mod:`.tokens`, does not
+pay for importing pydantic.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "encode": "encode",
+    "encode_action": "encode",
+    "encode_frame": "encode",
+    "encode_header": "encode",
+    "encode_locals": "encode",
+    "encode_prompt": "encode",
+    "encode_state": "encode",
+    "encode_step": "encode",
+    "Action": "language",
+    "Locals": "language",
+    "State": "language",
+    "Trajectory": "language",
+    "ParseError": "parse",
+    "parse_action": "parse",
+    "parse_state": "parse",
+    "parse_trajectory": "parse",
+    "ALL_SPECIAL_TOKENS": "tokens",
+    "ActionKind": "tokens",
+    "StateKind": "tokens",
+}
+
+__all__ = [
+    "ALL_SPECIAL_TOKENS",
+    "Action",
+    "ActionKind",
+    "Locals",
+    "ParseError",
+    "State",
+    "StateKind",
+    "Trajectory",
+    "encode",
+    "encode_action",
+    "encode_frame",
+    "encode_header",
+    "encode_locals",
+    "encode_prompt",
+    "encode_state",
+    "encode_step",
+    "parse_action",
+    "parse_state",
+    "parse_trajectory",
+]
+
+if TYPE_CHECKING:
+    from .encode import (
+        encode,
+        encode_action,
+        encode_frame,
+        encode_header,
+        encode_locals,
+        encode_prompt,
+        encode_state,
+        encode_step,
+    )
+    from .language import Action, Locals, State, Trajectory
+    from .parse import ParseError, parse_action, parse_state, parse_trajectory
+    from .tokens import ALL_SPECIAL_TOKENS, ActionKind, StateKind
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

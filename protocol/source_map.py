@@ -1,0 +1,234 @@
+"""Map predicted source lines back to line numbers, following the predicted call stack.
+
+The language carries a state's source line as text only. An IDE needs a line number, so
+:class:`LineTracker` follows a trajectory state by state, keeps a predicted stack of frames, and
+resolves each SRC against the code context with :meth:`SourceMap.resolve`:
+
+1. Candidates are the context lines whose text equals SRC exactly (indentation included); if
+   none, lines equal after stripping surrounding whitespace; if still none, the state is
+   unresolved (``None``).
+2. Several candidates: keep those inside the scope the frame is expected to be in (the
+   innermost ``def`` or ``class`` around the frame's lines), when any is.
+3. Then, going forward: the first candidate at or after the frame's current line; if none, the
+   first one (a loop jumped back). Going backward (inverse states): the last candidate at or
+   before the current line; if none, the last one.
+4. A state that opens a frame (a call state, or an inverse return state stepping back into a
+   callee) prefers lines of a function whose name (or, for a method, whose class's name)
+   appears in the calling line; a call state also prefers lines that start a scope (``def``,
+   ``class`` or a decorator).
+
+Frames: a call state pushes a frame, a return state pops it once the next state arrives (forward);
+an inverse return state pushes and an inverse call state pops (backward). After a breakpoint jump
+the depth is unknown: the tracker returns to the innermost frame on its stack with the target's
+scope, or else pushes a new frame for it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
+
+from .language import Action, State
+from .tokens import ActionKind, StateKind
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True)
+class Scope:
+    """A function or class body: where a frame's lines live."""
+
+    start: int  # first line of the header (a decorator, or the def / class line)
+    header: int  # the def / class line
+    end: int
+    name: str
+
+
+class SourceMap:
+    """Line texts and scopes of a code context (lines numbered from 1)."""
+
+    def __init__(self, code: str) -> None:
+        self.lines = code.split("\n")
+        self.by_text: dict[str, list[int]] = {}
+        self.by_stripped: dict[str, list[int]] = {}
+        for number, text in enumerate(self.lines, start=1):
+            self.by_text.setdefault(text, []).append(number)
+            self.by_stripped.setdefault(text.strip(), []).append(number)
+        self.scopes: list[Scope] = []
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            tree = None
+        if tree is not None:
+            for node in ast.walk(tree):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                    end = node.end_lineno or node.lineno
+                    self.scopes.append(Scope(first, node.lineno, end, node.name))
+        self.scopes.sort(key=lambda s: (s.start, -s.end))
+        self.scope_starts = {s.start: s for s in self.scopes}
+
+    def scope_of(self, line: int) -> Scope | None:
+        """The innermost function or class whose body holds ``line`` (None: module level).
+
+        Header lines (decorators, ``def``) belong to the enclosing scope: that is where the
+        ``def`` statement runs. A call state at a header line opens the function's own scope.
+        """
+        best = None
+        for scope in self.scopes:
+            if scope.header < line <= scope.end and (
+                best is None or scope.end - scope.start < best.end - best.start
+            ):
+                best = scope
+        return best
+
+    def candidates(self, src: str) -> list[int]:
+        exact = self.by_text.get(src)
+        if exact:
+            return exact
+        return self.by_stripped.get(src.strip(), []) if src.strip() else []
+
+    def resolve(
+        self,
+        src: str,
+        *,
+        scope: Scope | bool | None = False,
+        near: int | None = None,
+        backward: bool = False,
+        new_frame: bool = False,
+        call: bool = False,
+        caller_text: str | None = None,
+    ) -> int | None:
+        """The line that shows ``src``; ``scope=False`` means no scope is expected."""
+        found = self.candidates(src)
+        if len(found) <= 1:
+            return found[0] if found else None
+        if new_frame:
+            if call:
+                found = [n for n in found if n in self.scope_starts] or found
+            if caller_text is not None:
+                names = set(_IDENT.findall(caller_text))
+                named = [n for n in found if self._scope_names(n, call) & names]
+                found = named or found
+        elif scope is not False:
+            inside = [n for n in found if self.scope_of(n) == scope]
+            found = inside or found
+        if near is None:
+            return found[-1] if backward else found[0]
+        if backward:
+            k = bisect_right(found, near)
+            return found[k - 1] if k > 0 else found[-1]
+        k = bisect_left(found, near)
+        return found[k] if k < len(found) else found[0]
+
+    def _scope_names(self, line: int, call: bool) -> set[str]:
+        """Names a calling line would mention to run ``line``'s function: the function's own,
+        and for a method its class's (``Point(1)`` runs ``Point.__init__``)."""
+        scope = self.scope_starts.get(line) if call else None
+        scope = scope or self.scope_of(line)
+        if scope is None:
+            return set()
+        names = {scope.name}
+        outer = self.scope_of(scope.start)
+        if outer is not None:
+            names.add(outer.name)
+        return names
+
+
+@dataclass
+class Frame:
+    scope: Scope | None
+    line: int | None
+
+
+@dataclass(frozen=True)
+class Located:
+    """Where a predicted state stands: its context line (None if unresolved) and stack depth."""
+
+    line: int | None
+    depth: int
+    stack: tuple[int | None, ...]  # current line of every frame, outermost first
+
+
+@dataclass
+class LineTracker:
+    """Follows one trajectory, state by state, and locates each state."""
+
+    source: SourceMap
+    stack: list[Frame] = field(default_factory=list)
+    _pop_pending: bool = False
+
+    def locate(self, state: State, action: Action | None = None) -> Located:
+        """Locate ``state``, reached by ``action`` from the previous state (None for the first)."""
+        kind = state.kind
+        if kind.is_exit:
+            self.stack.clear()
+            self._pop_pending = False
+            return Located(line=None, depth=0, stack=())
+        assert state.src is not None
+        if self._pop_pending and self.stack:
+            self.stack.pop()
+        self._pop_pending = False
+        backward = kind.is_inverse
+        opens = kind is StateKind.CALL or (kind is StateKind.INV_RETURN and action is not None)
+        if action is not None and action.kind is ActionKind.BREAKPOINT:
+            line = self._breakpoint(state.src)
+        elif opens or not self.stack:
+            caller = self.stack[-1] if self.stack else None
+            caller_text = self._text(caller.line) if caller and caller.line else None
+            line = self.source.resolve(
+                state.src,
+                new_frame=caller is not None,
+                call=kind is StateKind.CALL,
+                caller_text=caller_text,
+                near=caller.line if caller else None,
+                backward=backward,
+            )
+            self.stack.append(Frame(self._frame_scope(line, first=action is None), line))
+        else:
+            frame = self.stack[-1]
+            line = self.source.resolve(
+                state.src, scope=frame.scope, near=frame.line, backward=backward
+            )
+            if line is not None:
+                frame.line = line
+        if kind in (StateKind.RETURN, StateKind.INV_CALL):
+            self._pop_pending = True
+        return Located(
+            line=line, depth=len(self.stack) - 1, stack=tuple(f.line for f in self.stack)
+        )
+
+    def _breakpoint(self, src: str) -> int | None:
+        current = self.stack[-1] if self.stack else None
+        line = self.source.resolve(
+            src,
+            scope=current.scope if current else False,
+            near=current.line if current else None,
+        )
+        scope = self._scope(line)
+        for depth in range(len(self.stack) - 1, -1, -1):
+            if self.stack[depth].scope == scope:
+                del self.stack[depth + 1 :]
+                self.stack[depth].line = line
+                return line
+        self.stack.append(Frame(scope, line))
+        return line
+
+    def _frame_scope(self, line: int | None, first: bool) -> Scope | None:
+        """The scope of a frame opened at ``line``: the function whose header it is, else the
+        scope around it (comprehensions, lambdas, resumed generators). The first state of a
+        trajectory at line 1 is a script's module frame (line 1 may also be a ``def``)."""
+        if line is None or (first and line == 1):
+            return None
+        header = self.source.scope_starts.get(line)
+        if header is None:
+            header = next((s for s in self.source.scopes if s.header == line), None)
+        return header if header is not None else self._scope(line)
+
+    def _scope(self, line: int | None) -> Scope | None:
+        return self.source.scope_of(line) if line is not None else None
+
+    def _text(self, line: int) -> str:
+        return self.source.lines[line - 1] if 0 < line <= len(self.source.lines) else ""

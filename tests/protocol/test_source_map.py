@@ -1,0 +1,100 @@
+"""Predicted source lines map back to the right line numbers, duplicate lines included."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from neural_debugger.evaluation.corpus import corpus
+from neural_debugger.protocol import Action, ActionKind, State, StateKind
+from neural_debugger.protocol.source_map import LineTracker, SourceMap
+from neural_debugger.tracer.program import load_program
+from neural_debugger.tracer.record import record
+from neural_debugger.tracer.sampler import PAPER, PAPER_INVERSE, STEP_INTO, sample
+from neural_debugger.tracer.tree import StateTree
+
+CODE = """\
+def first(xs):
+    result = []
+    for x in xs:
+        result.append(x)
+    return result
+
+
+def second(xs):
+    result = []
+    for x in xs:
+        result.append(x * 2)
+    return result"""
+
+
+def test_duplicate_lines_resolve_inside_the_current_function() -> None:
+    source = SourceMap(CODE)
+    tracker = LineTracker(source)
+    call = State(kind=StateKind.CALL, src="def second(xs):", locals={"xs": "[1]"})
+    assert tracker.locate(call).line == 8
+    line = State(kind=StateKind.LINE, src="    result = []", locals={}, diff=True)
+    assert tracker.locate(line, Action(kind=ActionKind.STEP_INTO)).line == 9
+    loop = State(kind=StateKind.LINE, src="    for x in xs:", locals={}, diff=True)
+    assert tracker.locate(loop, Action(kind=ActionKind.STEP_INTO)).line == 10
+    ret = State(kind=StateKind.RETURN, src="    return result", value="[2]")
+    located = tracker.locate(ret, Action(kind=ActionKind.STEP_RETURN))
+    assert (located.line, located.depth) == (12, 0)
+
+
+def test_forward_resolution_wraps_around_a_loop() -> None:
+    source = SourceMap(CODE)
+    scope = source.scope_of(3)
+    assert source.resolve("    for x in xs:", scope=scope, near=4) == 3  # back to the loop head
+    assert source.resolve("    for x in xs:", scope=scope, near=4, backward=True) == 3
+    assert source.resolve("    nothing here", scope=scope, near=4) is None
+    assert source.resolve("for x in xs:", scope=scope, near=1) == 3  # indentation repaired
+
+
+def test_def_lines_belong_to_the_enclosing_scope() -> None:
+    source = SourceMap(CODE)
+    assert source.scope_of(1) is None  # the def statement runs at module level
+    assert source.scope_of(2).name == "first"
+
+
+@pytest.fixture(scope="module")
+def traced_corpus(tmp_path_factory: pytest.TempPathFactory):
+    folder = Path(tmp_path_factory.mktemp("corpus"))
+    result = []
+    for item in corpus(240)[:120]:
+        path = folder / f"{item.name}.py"
+        path.write_text(item.source)
+        program = load_program(path, item.entry)
+        result.append((program, record(program)))
+    return result
+
+
+def test_tracker_recovers_true_lines_on_sampled_trajectories(traced_corpus) -> None:
+    counts = {"states": 0, "right": 0, "unique": 0, "unique_right": 0, "depth_right": 0}
+    for program, trace in traced_corpus:
+        for inverse in (False, True):
+            tree = (StateTree.inverse_of if inverse else StateTree.forward)(program, trace)
+            policies = (PAPER_INVERSE,) if inverse else (PAPER, STEP_INTO)
+            for policy in policies:
+                sampled = sample(tree, policy, random.Random(1), max_states=150)
+                source = SourceMap(sampled.trajectory.code)
+                tracker = LineTracker(source)
+                states, actions = sampled.trajectory.states, sampled.trajectory.actions
+                for k, (state, node) in enumerate(zip(states, sampled.nodes, strict=True)):
+                    located = tracker.locate(state, actions[k - 1] if k else None)
+                    event = tree.nodes[node].event
+                    if event is None:
+                        continue
+                    true_line = program.context_line(event.file, event.line)
+                    right = located.line == true_line
+                    counts["states"] += 1
+                    counts["right"] += right
+                    counts["depth_right"] += located.depth == tree.nodes[node].depth
+                    if len(source.candidates(state.src)) == 1:
+                        counts["unique"] += 1
+                        counts["unique_right"] += right
+    assert counts["states"] > 10_000
+    assert counts["unique_right"] == counts["unique"]
+    assert counts["right"] / counts["states"] > 0.995, counts
+    assert counts["depth_right"] / counts["states"] > 0.93, counts
