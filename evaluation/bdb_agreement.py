@@ -30,7 +30,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from neural_debugger.protocol.tokens import ActionKind
+from neural_debugger.protocol.tokens import ActionKind, StateKind
 from neural_debugger.tracer.events import TraceLimits
 from neural_debugger.tracer.program import ENTRY_FILE, Program, load_program
 from neural_debugger.tracer.record import frame_line, record
@@ -71,9 +71,10 @@ DIVERGENCE_NOTES: dict[str, str] = {
     "generator's next line after it resumes, or in the caller; it also does not stop in a "
     "generator resumed only to be closed when it is garbage-collected. The tree, like "
     "sys.settrace, treats each resumption as its own call and each yield as a return.",
-    "function_breakpoint": "a breakpoint on a `def` line: bdb also treats it as a breakpoint on "
-    "the function (it stops at the first line of every call of that function); the tree stops "
-    "only where the `def` statement itself runs.",
+    "breakpoint_event": "the language's breakpoint, as the paper defines it, stops at the first "
+    "later state of any kind on the line: a call state for a breakpoint on a `def` line, or the "
+    "return or exception state of the line the program stands on; bdb stops on line events "
+    "only. The debug adapter re-issues the action when a predicted stop is not a line.",
 }
 
 
@@ -229,10 +230,8 @@ def _classify(driver: _Driver, sampled: SampledTrajectory, k: int) -> str:
         for n in (start, target)
     ):
         return "generator"
-    if action.kind is ActionKind.BREAKPOINT and (action.target or "").lstrip().startswith(
-        ("def ", "async def ", "@")
-    ):
-        return "function_breakpoint"
+    if action.kind is ActionKind.BREAKPOINT and target.kind is not StateKind.LINE:
+        return "breakpoint_event"
     return "unexplained"
 
 

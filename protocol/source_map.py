@@ -20,7 +20,7 @@ resolves each SRC against the code context with :meth:`SourceMap.resolve`:
 Frames: a call state pushes a frame, a return state pops it once the next state arrives (forward);
 an inverse return state pushes and an inverse call state pops (backward). After a breakpoint jump
 the depth is unknown: the tracker returns to the innermost frame on its stack with the target's
-scope, or else pushes a new frame for it.
+scope, or else pushes a new frame for it (always a new frame when the jump lands on a call).
 """
 
 from __future__ import annotations
@@ -174,7 +174,7 @@ class LineTracker:
         backward = kind.is_inverse
         opens = kind is StateKind.CALL or (kind is StateKind.INV_RETURN and action is not None)
         if action is not None and action.kind is ActionKind.BREAKPOINT:
-            line = self._breakpoint(state.src)
+            line = self._breakpoint(state.src, kind is StateKind.CALL)
         elif opens or not self.stack:
             caller = self.stack[-1] if self.stack else None
             caller_text = self._text(caller.line) if caller and caller.line else None
@@ -200,13 +200,18 @@ class LineTracker:
             line=line, depth=len(self.stack) - 1, stack=tuple(f.line for f in self.stack)
         )
 
-    def _breakpoint(self, src: str) -> int | None:
+    def _breakpoint(self, src: str, call: bool) -> int | None:
         current = self.stack[-1] if self.stack else None
         line = self.source.resolve(
             src,
             scope=current.scope if current else False,
             near=current.line if current else None,
+            new_frame=call,
+            call=call,
         )
+        if call:  # a breakpoint on a def line stopped at a call: a new frame
+            self.stack.append(Frame(self._frame_scope(line, first=False), line))
+            return line
         scope = self._scope(line)
         for depth in range(len(self.stack) - 1, -1, -1):
             if self.stack[depth].scope == scope:

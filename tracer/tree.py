@@ -12,8 +12,11 @@ node's subtree is the node and every following node deeper than it; an exit node
 ``step_return``         the return node of the current frame. From a return node (the frame
                         is already returning): the caller's next node after the line that
                         made the call, as bdb and pdb do (ours: the paper does not say)
-``breakpoint SRC``      the first later *line* node, at any depth, whose source line is SRC
-                        (as a real debugger, which stops on line events only); the exit if none
+``breakpoint SRC``      the first later node, at any depth and of any kind, whose source line
+                        is SRC, as the paper defines it; the exit if none. A real debugger stops
+                        on line events only: the two differ when the first such node is a call
+                        (a breakpoint on a ``def`` line) or the return or exception of the line
+                        the program stands on
 ``continue``            the exit node
 ======================  ===================================================================
 
@@ -74,12 +77,12 @@ class StateTree:
     nodes: list[Node]
     code: str
     inverse: bool
-    _lines_by_src: dict[str, list[int]] = field(default_factory=dict, repr=False)
+    _nodes_by_src: dict[str, list[int]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         for node in self.nodes:
-            if node.kind is StateKind.LINE and node.event is not None:
-                self._lines_by_src.setdefault(node.event.src, []).append(node.index)
+            if node.event is not None and not self.inverse:
+                self._nodes_by_src.setdefault(node.event.src, []).append(node.index)
 
     @property
     def exit_index(self) -> int:
@@ -203,7 +206,7 @@ class StateTree:
             return self._frame_boundary(i, StateKind.INV_CALL)
         if kind is ActionKind.BREAKPOINT:
             assert action.target is not None
-            hits = self._lines_by_src.get(action.target, [])
+            hits = self._nodes_by_src.get(action.target, [])
             k = bisect.bisect_right(hits, i)
             return hits[k] if k < len(hits) else self.exit_index
         if kind is ActionKind.CONTINUE:

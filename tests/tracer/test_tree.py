@@ -81,10 +81,12 @@ def test_forward_tree_nodes_follow_the_events(traced) -> None:
         (14, act(A.STEP_RETURN), 15),
         (15, act(A.STEP_RETURN), 16),  # the top frame returning: the exit
         (3, act(A.BREAKPOINT, "    return y"), 6),
-        (6, act(A.BREAKPOINT, "    return y"), 10),
-        (10, act(A.BREAKPOINT, "    return y"), 16),  # never reached again: the exit
+        (7, act(A.BREAKPOINT, "    return y"), 10),
+        (11, act(A.BREAKPOINT, "    return y"), 16),  # never reached again: the exit
         (0, act(A.BREAKPOINT, "    s += 1"), 12),
-        (0, act(A.BREAKPOINT, "def g(x):"), 16),  # call events are not breakpoint stops
+        (0, act(A.BREAKPOINT, "def g(x):"), 4),  # any event: the call of g
+        (6, act(A.BREAKPOINT, "    return y"), 7),  # at the line itself: its return event
+        (1, act(A.BREAKPOINT, "    return f(1)"), 15),  # main's return: the entry's output
         (4, act(A.CONTINUE), 16),
     ],
 )
