@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup demo test lint bench data train-small eval-model clean
 
 setup: $(STAMP)
 
@@ -26,6 +26,23 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m neural_debugger.evaluation.bench_tracer
+
+# The model pipeline (see README "Training"): data on all cores, then training, then evaluation.
+DATA ?= data/v1
+RUN ?= runs/small
+data: $(STAMP)
+	$(BIN)/ndb data --out $(DATA)/train --programs 20000 --seed 1
+	$(BIN)/ndb data --out $(DATA)/heldout --programs 600 --seed 900001 --exclude $(DATA)/train
+
+train-small: $(STAMP)
+	$(BIN)/ndb train --config small --data $(DATA) --out $(RUN)
+
+eval-model: $(STAMP)
+	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout --per-action 100 \
+		--out evaluation/results/next_state.json
+	$(BIN)/ndb eval cruxeval --task output --action step_return --out evaluation/results/cruxeval_output_step_return.json
+	$(BIN)/ndb eval cruxeval --task output --action breakpoint --out evaluation/results/cruxeval_output_breakpoint.json
+	$(BIN)/ndb eval cruxeval --task input --action inv_step_call --out evaluation/results/cruxeval_input_inv_step_call.json
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,135 @@
+"""Next-state exact match: how often the model writes exactly the state a real run shows.
+
+Held-out trajectories (programs never seen in training) are cut after each action; the model
+greedily writes the next state from that prefix and the result is compared with the truth, as a
+whole and per component: the event kind, the source line, the locals (call and line states) and
+the value (return and exception states). Output that does not parse counts as wrong and is
+counted separately. Results are grouped per action, forward and inverse.
+
+``ndb eval next-state --model DIR --data DIR`` prints the table and can write JSON.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from neural_debugger.protocol import ParseError, State, encode_prompt, parse_state, parse_trajectory
+from neural_debugger.protocol.tokens import ACTION_SEP, TRACE_END
+from neural_debugger.training.model import LlamaForCausalLM, load_pretrained
+from neural_debugger.training.shards import read_shards
+from neural_debugger.training.tokenizer import load_tokenizer
+
+COMPONENTS = ("exact", "event", "source", "locals", "value")
+
+
+@dataclass(frozen=True)
+class Item:
+    action: str
+    prompt: str
+    target: State
+    distance: int  # how many states the action skipped (1 = the next event)
+
+
+@torch.no_grad()
+def greedy_state(model: LlamaForCausalLM, tokenizer, prompt: str, max_new_tokens: int = 256) -> str:
+    """The model's greedy continuation of ``prompt`` up to the end of one state."""
+    ids = tokenizer.encode(prompt, add_special_tokens=False).ids
+    capacity = min(len(ids) + max_new_tokens, model.config.max_position_embeddings)
+    if len(ids) >= capacity:
+        return ""
+    stop = {tokenizer.token_to_id(ACTION_SEP), tokenizer.token_to_id(TRACE_END)}
+    cache = model.new_cache(capacity)
+    logits = model(torch.tensor([ids]), cache)[0, -1]
+    out: list[int] = []
+    while cache.length < capacity:
+        token = int(logits.argmax())
+        if token in stop:
+            break
+        out.append(token)
+        if cache.length == capacity:
+            break
+        logits = model(torch.tensor([[token]]), cache)[0, -1]
+    return tokenizer.decode(out, skip_special_tokens=False)
+
+
+def load_items(data_dir: Path, per_action: int, seed: int, max_prompt_chars: int) -> list[Item]:
+    """Up to ``per_action`` prediction items for every action, drawn from the held-out shards."""
+    by_action: dict[str, list[Item]] = defaultdict(list)
+    for record in read_shards(data_dir):
+        trajectory = parse_trajectory(record["text"])
+        for k in range(1, len(trajectory.states)):
+            action = trajectory.actions[k - 1]
+            prompt = encode_prompt(trajectory.code, trajectory.states[:k], trajectory.actions[:k])
+            if len(prompt) > max_prompt_chars:
+                break
+            by_action[action.kind.value].append(
+                Item(action.kind.value, prompt, trajectory.states[k], 0)
+            )
+    rng = random.Random(seed)
+    items: list[Item] = []
+    for action in sorted(by_action):
+        pool = by_action[action]
+        rng.shuffle(pool)
+        items.extend(pool[:per_action])
+    return items
+
+
+def score(predicted_text: str, target: State) -> dict[str, Any]:
+    try:
+        predicted = parse_state(predicted_text)
+    except ParseError:
+        return {"parsed": False, **dict.fromkeys(COMPONENTS, False)}
+    result: dict[str, Any] = {
+        "parsed": True,
+        "exact": predicted == target,
+        "event": predicted.kind == target.kind,
+        "source": predicted.src == target.src,
+    }
+    if target.kind.shows_locals:
+        result["locals"] = (predicted.locals, predicted.diff) == (target.locals, target.diff)
+    if target.kind.shows_value:
+        result["value"] = predicted.value == target.value
+    return result
+
+
+def evaluate(
+    model_dir: Path, data_dir: Path, per_action: int = 100, seed: int = 0, device: str = "cpu"
+) -> dict[str, Any]:
+    model = load_pretrained(model_dir, device=device)
+    tokenizer = load_tokenizer(model_dir)
+    max_chars = model.config.max_position_embeddings * 2  # a prompt must leave room to answer
+    items = load_items(data_dir, per_action, seed, max_chars)
+    table: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    for item in items:
+        result = score(greedy_state(model, tokenizer, item.prompt), item.target)
+        row = table[item.action]
+        row["parsed"].append(result["parsed"])
+        for name in COMPONENTS:
+            if name in result:
+                row[name].append(result[name])
+    summary = {
+        action: {name: {"n": len(v), "rate": sum(v) / len(v)} for name, v in row.items() if v}
+        for action, row in sorted(table.items())
+    }
+    return {
+        "model": str(model_dir),
+        "data": str(data_dir),
+        "per_action": per_action,
+        "results": summary,
+    }
+
+
+def format_table(results: dict[str, Any]) -> str:
+    lines = [f"{'action':15s} {'n':>5s} " + " ".join(f"{c:>7s}" for c in (*COMPONENTS, "parsed"))]
+    for action, row in results["results"].items():
+        cells = [
+            f"{row[c]['rate'] * 100:6.1f}%" if c in row else "      -"
+            for c in (*COMPONENTS, "parsed")
+        ]
+        lines.append(f"{action:15s} {row['exact']['n']:5d} " + " ".join(cells))
+    return "\n".join(lines)

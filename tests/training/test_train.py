@@ -1,0 +1,81 @@
+"""The whole pipeline on a small scale: data, tokenizer, training, reload, generation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from neural_debugger.evaluation.next_state import greedy_state, load_items, score
+from neural_debugger.protocol import parse_trajectory
+from neural_debugger.protocol.tokens import ALL_SPECIAL_TOKENS
+from neural_debugger.training.data import DataSpec, generate_data
+from neural_debugger.training.model import load_pretrained
+from neural_debugger.training.shards import read_shards
+from neural_debugger.training.tokenizer import load_tokenizer
+from neural_debugger.training.train import config_by_name, train
+
+from neural_debugger.paths import cruxeval_path
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = Path(tmp_path_factory.mktemp("data"))
+    crux = cruxeval_path()
+    crux_path = str(crux) if crux.exists() else None
+    generate_data(DataSpec(programs=120, seed=1, max_states=12), root / "train", crux_path, 2)
+    generate_data(DataSpec(programs=20, seed=2, max_states=12), root / "heldout", crux_path, 1)
+    return root
+
+
+def test_data_shards_hold_parseable_trajectories_and_statistics(data: Path) -> None:
+    stats = json.loads((data / "train" / "stats.json").read_text())
+    assert stats["programs"] > 100
+    assert stats["trajectories"] == sum(stats["directions"].values())
+    assert stats["directions"]["forward"] > 0 and stats["directions"]["inverse"] > 0
+    assert "dropped_cruxeval" in stats and "per_trajectory" in stats
+    records = list(read_shards(data / "train"))
+    assert len(records) == stats["trajectories"]
+    for record in records[:200]:
+        trajectory = parse_trajectory(record["text"])
+        assert trajectory.complete
+        if record["direction"] == "forward":
+            assert len(trajectory.states) <= 12
+        else:  # closed by climbing to the entry with inv_step_call, one level per step
+            assert {a.kind.value for a in trajectory.actions[11:]} <= {"inv_step_call"}
+
+
+def test_tiny_training_lowers_the_loss_and_the_model_reloads(data: Path, tmp_path: Path) -> None:
+    config = config_by_name("tiny", max_steps=120, eval_every=60)
+    state = train(config, data / "train", data / "heldout", tmp_path, log=lambda _: None)
+    assert state.step == 120
+    first, last = state.history[0]["val_loss"], state.history[-1]["val_loss"]
+    assert last < first
+    # the tokenizer knows every language token as one id; the model reloads from its folder
+    tokenizer = load_tokenizer(tmp_path)
+    assert tokenizer.get_vocab_size() <= config.vocab_size
+    for token in ALL_SPECIAL_TOKENS:
+        assert tokenizer.token_to_id(token) is not None
+    model = load_pretrained(tmp_path)
+    ids = torch.tensor([tokenizer.encode("<|begin_of_text|>").ids])
+    assert model(ids).shape[-1] == tokenizer.get_vocab_size()
+    # resuming continues from the saved step
+    more = config_by_name("tiny", max_steps=130, eval_every=60)
+    resumed = train(
+        more, data / "train", data / "heldout", tmp_path, resume_from=tmp_path, log=lambda _: None
+    )
+    assert resumed.step == 130
+
+
+def test_a_briefly_trained_model_writes_parseable_states(data: Path, tmp_path: Path) -> None:
+    config = config_by_name("tiny", max_steps=400, eval_every=400, lr=5e-3)
+    train(config, data / "train", data / "heldout", tmp_path, log=lambda _: None)
+    model, tokenizer = load_pretrained(tmp_path), load_tokenizer(tmp_path)
+    items = load_items(data / "heldout", 3, 0, 900)
+    parsed = [
+        score(greedy_state(model, tokenizer, item.prompt, 96), item.target)["parsed"]
+        for item in items
+    ]
+    # an untrained model writes no parseable state; 400 tiny steps already write some
+    assert sum(parsed) >= 3, parsed

@@ -1,0 +1,108 @@
+"""``ndb data`` and ``ndb train``: make trajectory data, train the model."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+
+def add_parsers(commands: argparse._SubParsersAction) -> None:
+    data = commands.add_parser(
+        "data",
+        help="generate training trajectories (all cores)",
+        description="Generate programs, trace them, sample forward and inverse trajectories with "
+        "the paper's policy and write JSONL shards plus stats.json. Programs matching a CruxEval "
+        "function after normalisation are dropped and counted.",
+    )
+    data.add_argument("--out", required=True, type=Path, help="folder for the shards")
+    data.add_argument("--programs", type=int, default=2000, help="programs to generate")
+    data.add_argument(
+        "--seed", type=int, default=0, help="generator seed (use another for held-out)"
+    )
+    data.add_argument(
+        "--workers", type=int, default=os.cpu_count(), help="processes (default: all cores)"
+    )
+    data.add_argument("--max-states", type=int, default=24, help="states per trajectory at most")
+    data.add_argument(
+        "--cruxeval",
+        type=Path,
+        default=None,
+        help="CruxEval JSONL to filter against (default: shared/benchmarks/cruxeval.jsonl)",
+    )
+    data.add_argument(
+        "--exclude",
+        type=Path,
+        default=None,
+        help="leave out programs found in these shards (make held-out data unseen)",
+    )
+    data.set_defaults(run=run_data)
+
+    train = commands.add_parser(
+        "train",
+        help="train the model on generated trajectories",
+        description="Train a Llama-architecture model from scratch (or resume) and write an "
+        "HF-format model folder: config.json, bf16 safetensors shards, tokenizer.json.",
+    )
+    train.add_argument("--config", default="tiny", help="tiny, small, gpu-small or gpu-base")
+    train.add_argument(
+        "--data", required=True, type=Path, help="folder with train/ and heldout/ shards"
+    )
+    train.add_argument("--out", required=True, type=Path, help="run folder (model + checkpoint)")
+    train.add_argument(
+        "--resume",
+        type=Path,
+        default=None,
+        help="model or run folder to continue from (its weights and tokenizer)",
+    )
+    train.add_argument("--steps", type=int, default=None, help="override the config's max steps")
+    train.add_argument("--minutes", type=float, default=None, help="stop after this many minutes")
+    train.add_argument("--device", default=None, help="cpu or cuda (default: cuda when present)")
+    train.set_defaults(run=run_train)
+
+
+def run_data(args: argparse.Namespace) -> int:
+    from neural_debugger.paths import cruxeval_path
+
+    from .data import DataSpec, generate_data
+
+    cruxeval = args.cruxeval or cruxeval_path()
+    if not cruxeval.exists():
+        print(f"ndb data: error: CruxEval file {cruxeval} not found (needed to filter)")
+        return 2
+    spec = DataSpec(programs=args.programs, seed=args.seed, max_states=args.max_states)
+    stats = generate_data(spec, args.out, str(cruxeval), workers=args.workers, exclude=args.exclude)
+    summary = stats.to_json()
+    print(
+        json.dumps(
+            {
+                k: summary[k]
+                for k in (
+                    "programs",
+                    "dropped_cruxeval",
+                    "untraceable",
+                    "trajectories",
+                    "directions",
+                )
+            }
+        )
+    )
+    print(f"dropped {stats.dropped_cruxeval} programs matching CruxEval functions")
+    return 0
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from .train import config_by_name, train
+
+    config = config_by_name(args.config, max_steps=args.steps)
+    train(
+        config,
+        args.data / "train",
+        args.data / "heldout",
+        args.out,
+        resume_from=args.resume,
+        device=args.device,
+        max_minutes=args.minutes,
+    )
+    return 0

@@ -1,0 +1,360 @@
+"""A Llama-architecture decoder, small enough to read in one sitting, saved in HF format.
+
+Parameter names, RoPE layout (``rotate_half``), RMSNorm and SwiGLU follow Hugging Face's
+``LlamaForCausalLM``, and :func:`save_pretrained` writes ``config.json`` plus safetensors shards,
+so ``transformers`` and vLLM load the weights unchanged. The same module serves training (full
+sequences) and the embedded engine (a KV cache that a debug session keeps between steps and can
+roll back to any prefix).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from safetensors.torch import load_file, save_file
+from torch import nn
+
+MAX_SHARD_BYTES = 16 * 1024 * 1024
+
+
+@dataclass
+class ModelConfig:
+    """Hyper-parameters, named as in HF's ``LlamaConfig``."""
+
+    vocab_size: int
+    hidden_size: int = 256
+    intermediate_size: int = 704
+    num_hidden_layers: int = 4
+    num_attention_heads: int = 4
+    num_key_value_heads: int = 4
+    max_position_embeddings: int = 2048
+    rms_norm_eps: float = 1e-5
+    rope_theta: float = 10_000.0
+    tie_word_embeddings: bool = True
+    bos_token_id: int = 0
+    eos_token_id: int = 1
+    pad_token_id: int | None = None
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden_size // self.num_attention_heads
+
+    def to_hf(self, dtype: str) -> dict:
+        return {
+            "architectures": ["LlamaForCausalLM"],
+            "model_type": "llama",
+            **asdict(self),
+            "hidden_act": "silu",
+            "attention_bias": False,
+            "mlp_bias": False,
+            "torch_dtype": dtype,
+        }
+
+    @classmethod
+    def from_hf(cls, data: dict) -> ModelConfig:
+        if data.get("model_type") != "llama":
+            raise ValueError(f"not a Llama config: model_type={data.get('model_type')!r}")
+        fields = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in data.items() if k in fields})
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, size: int, eps: float) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(size))
+        self.eps = eps
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        dtype = x.dtype
+        x = x.float()
+        x = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+        return self.weight * x.to(dtype)
+
+
+def rope_tables(config: ModelConfig, length: int, device: torch.device) -> tuple[torch.Tensor, ...]:
+    dim = config.head_dim
+    inv_freq = 1.0 / (config.rope_theta ** (torch.arange(0, dim, 2, device=device).float() / dim))
+    freqs = torch.outer(torch.arange(length, device=device).float(), inv_freq)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos(), emb.sin()
+
+
+def rotate_half(x: torch.Tensor) -> torch.Tensor:
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+class KVCache:
+    """Keys and values of every layer for one sequence, preallocated to ``capacity`` positions.
+
+    ``length`` is how many positions are filled; :meth:`truncate` rolls back to a prefix (a debug
+    session drops a rejected continuation, or steps back, without recomputing anything).
+    """
+
+    def __init__(self, config: ModelConfig, capacity: int, device: torch.device, dtype) -> None:
+        shape = (1, config.num_key_value_heads, capacity, config.head_dim)
+        self.keys = [
+            torch.zeros(shape, device=device, dtype=dtype) for _ in range(config.num_hidden_layers)
+        ]
+        self.values = [
+            torch.zeros(shape, device=device, dtype=dtype) for _ in range(config.num_hidden_layers)
+        ]
+        self.capacity = capacity
+        self.length = 0
+
+    def truncate(self, length: int) -> None:
+        if not 0 <= length <= self.length:
+            raise ValueError(f"cannot truncate a cache of {self.length} positions to {length}")
+        self.length = length
+
+
+class Attention(nn.Module):
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        self.config = config
+        heads, kv_heads, head_dim = (
+            config.num_attention_heads,
+            config.num_key_value_heads,
+            config.head_dim,
+        )
+        self.q_proj = nn.Linear(config.hidden_size, heads * head_dim, bias=False)
+        self.k_proj = nn.Linear(config.hidden_size, kv_heads * head_dim, bias=False)
+        self.v_proj = nn.Linear(config.hidden_size, kv_heads * head_dim, bias=False)
+        self.o_proj = nn.Linear(heads * head_dim, config.hidden_size, bias=False)
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        cos: torch.Tensor,
+        sin: torch.Tensor,
+        cache: KVCache | None,
+        layer: int,
+    ) -> torch.Tensor:
+        batch, length, _ = x.shape
+        cfg = self.config
+        q = (
+            self.q_proj(x)
+            .view(batch, length, cfg.num_attention_heads, cfg.head_dim)
+            .transpose(1, 2)
+        )
+        k = (
+            self.k_proj(x)
+            .view(batch, length, cfg.num_key_value_heads, cfg.head_dim)
+            .transpose(1, 2)
+        )
+        v = (
+            self.v_proj(x)
+            .view(batch, length, cfg.num_key_value_heads, cfg.head_dim)
+            .transpose(1, 2)
+        )
+        q = q * cos + rotate_half(q) * sin
+        k = k * cos + rotate_half(k) * sin
+        start = 0
+        if cache is not None:
+            start = cache.length
+            end = start + length
+            cache.keys[layer][:, :, start:end] = k
+            cache.values[layer][:, :, start:end] = v
+            k = cache.keys[layer][:, :, :end]
+            v = cache.values[layer][:, :, :end]
+        groups = cfg.num_attention_heads // cfg.num_key_value_heads
+        if groups > 1:
+            k = k.repeat_interleave(groups, dim=1)
+            v = v.repeat_interleave(groups, dim=1)
+        if start == 0:
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=length > 1)
+        elif length == 1:
+            out = F.scaled_dot_product_attention(q, k, v)
+        else:  # new tokens after a cached prefix: each sees the prefix and the new tokens before it
+            mask = torch.ones(length, start + length, dtype=torch.bool, device=x.device)
+            mask = mask.tril(diagonal=start)
+            out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        out = out.transpose(1, 2).reshape(batch, length, -1)
+        return self.o_proj(out)
+
+
+class MLP(nn.Module):
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        self.gate_proj = nn.Linear(config.hidden_size, config.intermediate_size, bias=False)
+        self.up_proj = nn.Linear(config.hidden_size, config.intermediate_size, bias=False)
+        self.down_proj = nn.Linear(config.intermediate_size, config.hidden_size, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        self.input_layernorm = RMSNorm(config.hidden_size, config.rms_norm_eps)
+        self.self_attn = Attention(config)
+        self.post_attention_layernorm = RMSNorm(config.hidden_size, config.rms_norm_eps)
+        self.mlp = MLP(config)
+
+    def forward(self, x, cos, sin, cache, layer):
+        x = x + self.self_attn(self.input_layernorm(x), cos, sin, cache, layer)
+        return x + self.mlp(self.post_attention_layernorm(x))
+
+
+class Decoder(nn.Module):
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        self.embed_tokens = nn.Embedding(config.vocab_size, config.hidden_size)
+        self.layers = nn.ModuleList(DecoderLayer(config) for _ in range(config.num_hidden_layers))
+        self.norm = RMSNorm(config.hidden_size, config.rms_norm_eps)
+
+
+class LlamaForCausalLM(nn.Module):
+    """``model.*`` and ``lm_head`` exactly as HF names them."""
+
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.model = Decoder(config)
+        self.lm_head = nn.Linear(config.hidden_size, config.vocab_size, bias=False)
+        if config.tie_word_embeddings:
+            self.lm_head.weight = self.model.embed_tokens.weight
+        self._rope: tuple[torch.Tensor, torch.Tensor] | None = None
+        self.apply(self._init_weights)
+        for name, param in self.named_parameters():
+            if name.endswith(("o_proj.weight", "down_proj.weight")):
+                nn.init.normal_(param, std=0.02 / math.sqrt(2 * config.num_hidden_layers))
+
+    @staticmethod
+    def _init_weights(module: nn.Module) -> None:
+        if isinstance(module, nn.Linear | nn.Embedding):
+            nn.init.normal_(module.weight, std=0.02)
+
+    def num_parameters(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+    def _rope_for(self, end: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+        if self._rope is None or self._rope[0].shape[0] < end or self._rope[0].device != device:
+            length = max(end, self.config.max_position_embeddings)
+            self._rope = rope_tables(self.config, length, device)
+        return self._rope
+
+    def forward(self, input_ids: torch.Tensor, cache: KVCache | None = None) -> torch.Tensor:
+        """Logits for every position of ``input_ids`` (appended to ``cache`` when given)."""
+        length = input_ids.shape[1]
+        start = cache.length if cache is not None else 0
+        if start + length > (cache.capacity if cache is not None else 1 << 30):
+            raise ValueError(f"the cache holds {cache.capacity} positions; {start + length} needed")
+        cos, sin = self._rope_for(start + length, input_ids.device)
+        cos = cos[start : start + length].to(self.lm_head.weight.dtype)
+        sin = sin[start : start + length].to(self.lm_head.weight.dtype)
+        x = self.model.embed_tokens(input_ids)
+        for i, layer in enumerate(self.model.layers):
+            x = layer(x, cos, sin, cache, i)
+        if cache is not None:
+            cache.length += length
+        return self.lm_head(self.model.norm(x))
+
+    def new_cache(self, capacity: int | None = None) -> KVCache:
+        param = self.lm_head.weight
+        return KVCache(
+            self.config, capacity or self.config.max_position_embeddings, param.device, param.dtype
+        )
+
+
+def save_pretrained(
+    model: LlamaForCausalLM,
+    folder: Path,
+    dtype: torch.dtype = torch.bfloat16,
+    max_shard_bytes: int = MAX_SHARD_BYTES,
+) -> list[Path]:
+    """Write ``config.json`` and safetensors shards of at most ``max_shard_bytes`` each."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("model*.safetensors*"):
+        old.unlink()
+    tensors = {
+        name: tensor.detach().to("cpu", dtype).contiguous()
+        for name, tensor in model.state_dict().items()
+        if not (model.config.tie_word_embeddings and name == "lm_head.weight")
+    }
+    shards: list[dict[str, torch.Tensor]] = [{}]
+    size = 0
+    for name, tensor in tensors.items():
+        nbytes = tensor.numel() * tensor.element_size()
+        if shards[-1] and size + nbytes > max_shard_bytes:
+            shards.append({})
+            size = 0
+        shards[-1][name] = tensor
+        size += nbytes
+    written = []
+    if len(shards) == 1:
+        path = folder / "model.safetensors"
+        save_file(shards[0], str(path), metadata={"format": "pt"})
+        written.append(path)
+    else:
+        weight_map = {}
+        for i, shard in enumerate(shards, start=1):
+            name = f"model-{i:05d}-of-{len(shards):05d}.safetensors"
+            save_file(shard, str(folder / name), metadata={"format": "pt"})
+            weight_map.update(dict.fromkeys(shard, name))
+            written.append(folder / name)
+        total = sum(t.numel() * t.element_size() for t in tensors.values())
+        index = {"metadata": {"total_size": total}, "weight_map": weight_map}
+        (folder / "model.safetensors.index.json").write_text(json.dumps(index, indent=2) + "\n")
+    dtype_name = str(dtype).removeprefix("torch.")
+    config = model.config.to_hf(dtype_name)
+    (folder / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    generation = {
+        "bos_token_id": model.config.bos_token_id,
+        "eos_token_id": model.config.eos_token_id,
+        "do_sample": False,
+    }
+    (folder / "generation_config.json").write_text(json.dumps(generation, indent=2) + "\n")
+    return written
+
+
+def load_pretrained(
+    folder: Path, device: str | torch.device = "cpu", dtype: torch.dtype = torch.float32
+) -> LlamaForCausalLM:
+    """Load a model folder written by :func:`save_pretrained` (or any HF Llama checkpoint)."""
+    folder = Path(folder)
+    config_path = folder / "config.json"
+    if not config_path.exists():
+        raise FileNotFoundError(f"no config.json in {folder}: not a model folder")
+    try:
+        config = ModelConfig.from_hf(json.loads(config_path.read_text()))
+    except (json.JSONDecodeError, TypeError) as err:
+        raise ValueError(f"{config_path} is not a valid model config: {err}") from None
+    index = folder / "model.safetensors.index.json"
+    if index.exists():
+        files = sorted(set(json.loads(index.read_text())["weight_map"].values()))
+    else:
+        files = ["model.safetensors"]
+    tensors: dict[str, torch.Tensor] = {}
+    for name in files:
+        path = folder / name
+        if not path.exists():
+            raise FileNotFoundError(f"missing weights file {path}")
+        try:
+            tensors.update(load_file(str(path)))
+        except Exception as err:  # safetensors raises its own error types for corrupt files
+            raise ValueError(f"{path} is not a readable safetensors file: {err}") from None
+    model = LlamaForCausalLM(config)
+    if config.tie_word_embeddings:
+        tensors.pop("lm_head.weight", None)
+    expected = {
+        k for k in model.state_dict() if not (config.tie_word_embeddings and k == "lm_head.weight")
+    }
+    missing = expected - set(tensors)
+    unexpected = set(tensors) - expected
+    if missing or unexpected:
+        raise ValueError(
+            f"weights in {folder} do not match config.json: missing {sorted(missing)[:5]}, "
+            f"unexpected {sorted(unexpected)[:5]}"
+        )
+    try:
+        model.load_state_dict(tensors, strict=False)
+    except RuntimeError as err:
+        raise ValueError(f"weights in {folder} do not fit config.json: {err}") from None
+    return model.to(device=device, dtype=dtype).eval()

@@ -1,0 +1,121 @@
+"""Write a model folder's README.md from what the run recorded, so every figure has a source.
+
+``python -m neural_debugger.training.model_card MODEL_DIR --data DATA_DIR --eval EVAL.json
+--hardware "..."`` reads ``run.json`` (config, steps, tokens, time), the data folder's
+``stats.json`` files and a next-state evaluation, and writes ``MODEL_DIR/README.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from neural_debugger.training.model import ModelConfig
+
+
+def _table(results: dict[str, Any]) -> list[str]:
+    columns = ("exact", "event", "source", "locals", "value")
+    lines = [
+        "| action | n | " + " | ".join(columns) + " |",
+        "|---|---|" + "---|" * len(columns),
+    ]
+    for action, row in results["results"].items():
+        cells = [f"{row[c]['rate'] * 100:.1f}%" if c in row else "–" for c in columns]
+        lines.append(f"| {action} | {row['exact']['n']} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def render(
+    model_dir: Path,
+    data_dir: Path,
+    evaluation: dict[str, Any] | None,
+    hardware: str,
+    notes: list[str],
+) -> str:
+    run = json.loads((model_dir / "run.json").read_text())
+    config = ModelConfig.from_hf(json.loads((model_dir / "config.json").read_text()))
+    state, train_config = run["state"], run["config"]
+    params = (
+        config.vocab_size * config.hidden_size * (1 if config.tie_word_embeddings else 2)
+        + config.num_hidden_layers
+        * (
+            2 * config.hidden_size * config.hidden_size
+            + 2 * config.hidden_size * config.num_key_value_heads * config.head_dim
+            + 3 * config.hidden_size * config.intermediate_size
+            + 2 * config.hidden_size
+        )
+        + config.hidden_size
+    )
+    train_stats = json.loads((data_dir / "train" / "stats.json").read_text())
+    lines = [
+        f"# {model_dir.name}",
+        "",
+        "The embedded model of the neural debugger: a Llama-architecture decoder trained from "
+        "scratch on execution trajectories of generated Python programs and standard-library "
+        "functions, in the debugger language (see the repository README).",
+        "",
+        "## Model",
+        "",
+        f"- Parameters: {params:,} ({config.num_hidden_layers} layers, hidden "
+        f"{config.hidden_size}, {config.num_attention_heads} heads, MLP "
+        f"{config.intermediate_size}, vocabulary {config.vocab_size}, tied embeddings)",
+        f"- Context: {config.max_position_embeddings} tokens; weights: bf16 safetensors",
+        "- Format: HF `LlamaForCausalLM` (`config.json`, safetensors, `tokenizer.json`), loadable "
+        "by transformers and vLLM unchanged",
+        "",
+        "## Training",
+        "",
+        f"- Config `{train_config['name']}`: {state['step']:,} steps of "
+        f"{train_config['batch_size']} × {train_config['block_size']} tokens, AdamW (wd "
+        f"{train_config['weight_decay']}), peak lr {train_config['lr']}, "
+        f"{train_config['warmup_steps']} warmup steps, cosine to zero",
+        f"- Tokens seen: {state['tokens_seen']:,} (loss on state tokens only)",
+        f"- Training time: {state['train_seconds'] / 60:.1f} min on {hardware}",
+        f"- Final validation loss: {state['history'][-1]['val_loss']:.4f}"
+        if state["history"]
+        else "- No validation recorded",
+        "",
+        "## Data",
+        "",
+        f"- {train_stats['programs']:,} programs, {train_stats['trajectories']:,} trajectories "
+        f"(forward {train_stats['directions'].get('forward', 0):,}, inverse "
+        f"{train_stats['directions'].get('inverse', 0):,}), {train_stats['states']:,} states",
+        f"- Origins: {json.dumps(train_stats['origins'])}",
+        f"- Dropped because a function matched a CruxEval function after normalisation: "
+        f"{train_stats['dropped_cruxeval']}",
+        f"- Actions: {json.dumps(train_stats['actions'])}",
+    ]
+    if evaluation is not None:
+        lines += [
+            "",
+            "## Next-state exact match (held-out programs, greedy)",
+            "",
+            *_table(evaluation),
+            "",
+            f"Made by `ndb eval next-state --model {model_dir} --data "
+            f"{data_dir / 'heldout'} --per-action {evaluation['per_action']}`.",
+        ]
+    if notes:
+        lines += ["", "## Notes", "", *[f"- {note}" for note in notes]]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("model_dir", type=Path)
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--eval", type=Path, default=None)
+    parser.add_argument("--hardware", required=True)
+    parser.add_argument("--note", action="append", default=[])
+    args = parser.parse_args(argv)
+    evaluation = json.loads(args.eval.read_text()) if args.eval else None
+    text = render(args.model_dir, args.data, evaluation, args.hardware, args.note)
+    (args.model_dir / "README.md").write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,371 @@
+"""Train the model: tokenize trajectories, pack them, and run a short AdamW loop.
+
+Read top to bottom: configs, the dataset (tokenize, mask, pack), the learning-rate schedule, the
+loop (bf16 autocast and fused AdamW on a GPU, fp32 on the CPU), periodic validation (loss, and
+next-state exact match per action), checkpoints that resume, and the final HF-format model
+folder (config.json, bf16 safetensors shards of at most 16 MiB, tokenizer files).
+
+Loss is taken only where the model will have to write at inference: the states (and the
+separator that ends each state), not the code context and not the user's actions.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from neural_debugger.protocol.tokens import ACTION_SEP, FRAME_SEP, TRACE_END
+
+from .model import LlamaForCausalLM, ModelConfig, load_pretrained, save_pretrained
+from .shards import read_shards
+from .tokenizer import PAD, load_tokenizer, save_tokenizer, train_tokenizer
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    name: str
+    hidden_size: int
+    num_hidden_layers: int
+    num_attention_heads: int
+    intermediate_size: int
+    vocab_size: int
+    block_size: int
+    batch_size: int  # sequences per optimizer step
+    max_steps: int
+    lr: float = 1e-3
+    warmup_steps: int = 100
+    weight_decay: float = 0.1
+    grad_clip: float = 1.0
+    eval_every: int = 200
+    eval_batches: int = 8
+    eval_prompts: int = 64
+    seed: int = 0
+
+    @property
+    def tokens_per_step(self) -> int:
+        return self.batch_size * self.block_size
+
+
+CONFIGS: dict[str, TrainConfig] = {
+    # Minutes on a laptop CPU; used by the tests.
+    "tiny": TrainConfig(
+        "tiny",
+        64,
+        2,
+        2,
+        176,
+        512,
+        512,
+        4,
+        40,
+        lr=3e-3,
+        warmup_steps=5,
+        eval_every=20,
+        eval_batches=2,
+        eval_prompts=4,
+    ),
+    # The CPU-trained shipped model: ~4.3M parameters, fast to decode on 2 cores.
+    "small": TrainConfig(
+        "small", 256, 4, 4, 704, 4096, 1024, 8, 1900, lr=2e-3, warmup_steps=100, eval_every=200
+    ),
+    # GPU configs (bf16, fused AdamW): same shape family, more depth and width.
+    "gpu-small": TrainConfig(
+        "gpu-small",
+        384,
+        6,
+        6,
+        1024,
+        4096,
+        1024,
+        128,
+        6000,
+        lr=1.5e-3,
+        warmup_steps=300,
+        eval_every=500,
+    ),
+    "gpu-base": TrainConfig(
+        "gpu-base",
+        512,
+        8,
+        8,
+        1408,
+        8192,
+        2048,
+        128,
+        10000,
+        lr=1e-3,
+        warmup_steps=750,
+        eval_every=1000,
+    ),
+}
+
+
+# ---- dataset ------------------------------------------------------------------------------
+
+
+@dataclass
+class Packed:
+    """Sequences of ``block_size + 1`` tokens with a 0/1 loss weight per target position."""
+
+    tokens: torch.Tensor  # int64 [n, block_size + 1]
+    weights: torch.Tensor  # float32 [n, block_size] for targets tokens[:, 1:]
+    documents: int
+    dropped_too_long: int
+    target_tokens: int
+
+
+def state_mask(ids: list[int], frame_id: int, stop_ids: set[int]) -> list[int]:
+    """1 for each token the model writes: from after a frame separator up to and including the
+    next action separator or trace end."""
+    mask = [0] * len(ids)
+    inside = False
+    for i, tok in enumerate(ids):
+        if inside:
+            mask[i] = 1
+            if tok in stop_ids:
+                inside = False
+        elif tok == frame_id:
+            inside = True
+    return mask
+
+
+def pack(texts: Iterable[str], tokenizer, block_size: int, seed: int, pad_id: int) -> Packed:
+    """Tokenize, mask and pack whole documents into fixed-length rows (never split a document)."""
+    frame_id = tokenizer.token_to_id(FRAME_SEP)
+    stop_ids = {tokenizer.token_to_id(ACTION_SEP), tokenizer.token_to_id(TRACE_END)}
+    texts = list(texts)
+    encodings = tokenizer.encode_batch(texts, add_special_tokens=False)
+    docs = []
+    dropped = 0
+    for enc in encodings:
+        ids = enc.ids
+        if len(ids) > block_size + 1:
+            dropped += 1
+            continue
+        docs.append((ids, state_mask(ids, frame_id, stop_ids)))
+    random.Random(seed).shuffle(docs)
+    rows_t: list[list[int]] = []
+    rows_m: list[list[int]] = []
+    cur_t: list[int] = []
+    cur_m: list[int] = []
+    for ids, mask in docs:
+        if len(cur_t) + len(ids) > block_size + 1:
+            rows_t.append(cur_t + [pad_id] * (block_size + 1 - len(cur_t)))
+            rows_m.append(cur_m + [0] * (block_size + 1 - len(cur_m)))
+            cur_t, cur_m = [], []
+        cur_t += ids
+        cur_m += mask
+    if cur_t:
+        rows_t.append(cur_t + [pad_id] * (block_size + 1 - len(cur_t)))
+        rows_m.append(cur_m + [0] * (block_size + 1 - len(cur_m)))
+    tokens = torch.tensor(rows_t, dtype=torch.long)
+    weights = torch.tensor(rows_m, dtype=torch.float32)[:, 1:]
+    return Packed(tokens, weights, len(docs), dropped, int(weights.sum().item()))
+
+
+# ---- schedule and evaluation ---------------------------------------------------------------
+
+
+def learning_rate(step: int, config: TrainConfig) -> float:
+    """Linear warmup, then cosine decay to zero (as in the paper)."""
+    if step < config.warmup_steps:
+        return config.lr * (step + 1) / config.warmup_steps
+    progress = (step - config.warmup_steps) / max(1, config.max_steps - config.warmup_steps)
+    return config.lr * 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
+
+
+def batch_loss(
+    model: LlamaForCausalLM, tokens: torch.Tensor, weights: torch.Tensor
+) -> torch.Tensor:
+    logits = model(tokens[:, :-1])
+    losses = F.cross_entropy(
+        logits.float().reshape(-1, logits.shape[-1]), tokens[:, 1:].reshape(-1), reduction="none"
+    )
+    weights = weights.reshape(-1)
+    return (losses * weights).sum() / weights.sum().clamp(min=1.0)
+
+
+@torch.no_grad()
+def validation_loss(model, packed: Packed, config: TrainConfig, device) -> float:
+    model.eval()
+    losses = []
+    for i in range(
+        0, min(len(packed.tokens), config.eval_batches * config.batch_size), config.batch_size
+    ):
+        tokens = packed.tokens[i : i + config.batch_size].to(device)
+        weights = packed.weights[i : i + config.batch_size].to(device)
+        losses.append(batch_loss(model, tokens, weights).item())
+    model.train()
+    return sum(losses) / max(len(losses), 1)
+
+
+# ---- training ------------------------------------------------------------------------------
+
+
+@dataclass
+class RunState:
+    step: int = 0
+    tokens_seen: int = 0
+    train_seconds: float = 0.0
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+
+def build_model(config: TrainConfig, tokenizer) -> LlamaForCausalLM:
+    from neural_debugger.protocol.tokens import BEGIN_OF_TEXT, END_OF_TEXT
+
+    model_config = ModelConfig(
+        vocab_size=tokenizer.get_vocab_size(),
+        hidden_size=config.hidden_size,
+        intermediate_size=config.intermediate_size,
+        num_hidden_layers=config.num_hidden_layers,
+        num_attention_heads=config.num_attention_heads,
+        num_key_value_heads=config.num_attention_heads,
+        max_position_embeddings=config.block_size,
+        bos_token_id=tokenizer.token_to_id(BEGIN_OF_TEXT),
+        eos_token_id=tokenizer.token_to_id(END_OF_TEXT),
+        pad_token_id=tokenizer.token_to_id(PAD),
+    )
+    return LlamaForCausalLM(model_config)
+
+
+def train(
+    config: TrainConfig,
+    train_dir: Path,
+    val_dir: Path,
+    out_dir: Path,
+    resume_from: Path | None = None,
+    device: str | None = None,
+    max_minutes: float | None = None,
+    log=print,
+) -> RunState:
+    """Train ``config`` on the shards in ``train_dir``; write checkpoints and the model to
+    ``out_dir``. ``resume_from`` is a model folder (e.g. the shipped model) or a run folder
+    with ``training_state.pt``; training then continues from its weights and tokenizer."""
+    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    torch.manual_seed(config.seed)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    on_gpu = device.startswith("cuda")
+
+    tokenizer_home = (
+        resume_from if resume_from and (resume_from / "tokenizer.json").exists() else None
+    )
+    texts = [rec["text"] for rec in read_shards(train_dir)]
+    if tokenizer_home is not None:
+        tokenizer = load_tokenizer(tokenizer_home)
+    else:
+        tokenizer = train_tokenizer(texts, config.vocab_size)
+    save_tokenizer(tokenizer, out_dir, config.block_size)
+    pad_id = tokenizer.token_to_id(PAD)
+    train_data = pack(texts, tokenizer, config.block_size, config.seed, pad_id)
+    val_texts = [rec["text"] for rec in read_shards(val_dir)]
+    val_data = pack(val_texts, tokenizer, config.block_size, config.seed + 1, pad_id)
+    log(
+        f"data: {train_data.documents} trajectories in {len(train_data.tokens)} rows "
+        f"({train_data.target_tokens} target tokens, {train_data.dropped_too_long} too long); "
+        f"validation {val_data.documents}"
+    )
+
+    state = RunState()
+    resume_state = resume_from / "training_state.pt" if resume_from else None
+    if resume_state is not None and resume_state.exists():
+        saved = torch.load(resume_state, map_location="cpu", weights_only=False)
+        model = LlamaForCausalLM(ModelConfig(**saved["model_config"]))
+        model.load_state_dict(saved["model"])
+        state = RunState(**saved["run_state"])
+    elif resume_from is not None:
+        model = load_pretrained(resume_from, dtype=torch.float32).train()
+    else:
+        model = build_model(config, tokenizer)
+    model.to(device).train()
+    log(f"model: {model.num_parameters():,} parameters on {device}")
+
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    optimizer = torch.optim.AdamW(
+        [
+            {"params": decay, "weight_decay": config.weight_decay},
+            {"params": no_decay, "weight_decay": 0.0},
+        ],
+        lr=config.lr,
+        betas=(0.9, 0.95),
+        fused=on_gpu,
+    )
+    if resume_state is not None and resume_state.exists():
+        optimizer.load_state_dict(saved["optimizer"])
+    step_fn = torch.compile(model) if on_gpu else model
+
+    generator = torch.Generator().manual_seed(config.seed + state.step)
+    rows = len(train_data.tokens)
+    started = time.monotonic()
+    deadline = started + max_minutes * 60 if max_minutes else None
+    first_step = state.step
+    while state.step < config.max_steps:
+        lr = learning_rate(state.step, config)
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+        pick = torch.randint(0, rows, (config.batch_size,), generator=generator)
+        tokens = train_data.tokens[pick].to(device, non_blocking=True)
+        weights = train_data.weights[pick].to(device, non_blocking=True)
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=on_gpu):
+            loss = batch_loss(step_fn, tokens, weights)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
+        optimizer.step()
+        state.step += 1
+        state.tokens_seen += config.tokens_per_step
+        if state.step % 10 == 0 or state.step == 1:
+            elapsed = time.monotonic() - started
+            rate = (state.step - first_step) * config.tokens_per_step / max(elapsed, 1e-9)
+            log(f"step {state.step} loss {loss.item():.4f} lr {lr:.2e} {rate:,.0f} tok/s")
+        out_of_time = deadline is not None and time.monotonic() > deadline
+        if state.step % config.eval_every == 0 or state.step == config.max_steps or out_of_time:
+            state.train_seconds += time.monotonic() - started
+            started = time.monotonic()
+            first_step = state.step
+            entry = {
+                "step": state.step,
+                "tokens": state.tokens_seen,
+                "train_loss": loss.item(),
+                "val_loss": validation_loss(model, val_data, config, device),
+            }
+            state.history.append(entry)
+            log(f"eval {json.dumps(entry)}")
+            checkpoint(model, optimizer, state, config, out_dir)
+        if out_of_time:
+            log(f"time budget of {max_minutes} min reached at step {state.step}")
+            break
+    checkpoint(model, optimizer, state, config, out_dir)
+    return state
+
+
+def checkpoint(model, optimizer, state: RunState, config: TrainConfig, out_dir: Path) -> None:
+    """The HF model folder (bf16 shards) plus ``training_state.pt`` (fp32, optimizer) to resume."""
+    save_pretrained(model, out_dir)
+    torch.save(
+        {
+            "model": model.state_dict(),
+            "model_config": asdict(model.config),
+            "optimizer": optimizer.state_dict(),
+            "run_state": asdict(state),
+            "train_config": asdict(config),
+        },
+        out_dir / "training_state.pt",
+    )
+    (out_dir / "run.json").write_text(
+        json.dumps({"config": asdict(config), "state": asdict(state)}, indent=2) + "\n"
+    )
+
+
+def config_by_name(name: str, **overrides: Any) -> TrainConfig:
+    if name not in CONFIGS:
+        raise ValueError(f"unknown config {name!r}; choose from {', '.join(CONFIGS)}")
+    return replace(CONFIGS[name], **{k: v for k, v in overrides.items() if v is not None})
