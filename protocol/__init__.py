@@ -11,14 +11,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
-    "encode": "encode",
-    "encode_action": "encode",
-    "encode_frame": "encode",
-    "encode_header": "encode",
-    "encode_locals": "encode",
-    "encode_prompt": "encode",
-    "encode_state": "encode",
-    "encode_step": "encode",
+    "encode": "encoding",
+    "encode_action": "encoding",
+    "encode_frame": "encoding",
+    "encode_header": "encoding",
+    "encode_locals": "encoding",
+    "encode_prompt": "encoding",
+    "encode_state": "encoding",
+    "encode_step": "encoding",
     "Action": "language",
     "Locals": "language",
     "State": "language",
@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from .encode import (
+    from .encoding import (
         encode,
         encode_action,
         encode_frame,

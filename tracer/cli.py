@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     policy = POLICIES[(args.policy, args.inverse)]
     sampled = sample(tree, policy, random.Random(args.seed), max_states=args.max_states)
-    from neural_debugger.protocol.encode import encode
+    from neural_debugger.protocol.encoding import encode
 
     sys.stdout.write(encode(sampled.trajectory) + "\n")
     if trace.exit is ExitKind.ERROR:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from neural_debugger.protocol.encode import encode
+from neural_debugger.protocol.encoding import encode
 from neural_debugger.tracer.events import ExitKind, TraceLimits
 from neural_debugger.tracer.program import Program
 from neural_debugger.tracer.record import TracerFailure, record

@@ -206,3 +206,15 @@ def test_every_special_token_is_distinct_and_well_formed() -> None:
     assert len(set(ALL_SPECIAL_TOKENS)) == len(ALL_SPECIAL_TOKENS)
     for token in ALL_SPECIAL_TOKENS:
         assert token.startswith("<|") and token.endswith("|>")
+
+
+def test_package_exports_are_the_objects_even_after_submodules_were_imported() -> None:
+    import importlib
+    import types
+
+    import neural_debugger.protocol as protocol
+
+    for module in ("encoding", "language", "parse", "tokens", "source_map"):
+        importlib.import_module(f"neural_debugger.protocol.{module}")
+    for name in protocol.__all__:
+        assert not isinstance(getattr(protocol, name), types.ModuleType), name
