@@ -101,13 +101,20 @@ class StateTree:
         return cls(nodes=_link(items), code=program.context, inverse=False)
 
     @classmethod
-    def inverse_of(cls, program: Program, trace: Trace, call_index: int | None = None) -> StateTree:
+    def inverse_of(
+        cls,
+        program: Program,
+        trace: Trace,
+        call_index: int | None = None,
+        forward: StateTree | None = None,
+    ) -> StateTree:
         """The inverse tree of one activation, given by the forward index of its call node.
 
         By default: the entry function's activation (the last call the wrapper made), or the
         module frame of a script. The code context is the program alone, without the wrapper.
+        ``forward`` is the run's forward tree, when the caller has built it already.
         """
-        forward = cls.forward(program, trace)
+        forward = forward or cls.forward(program, trace)
         if call_index is None:
             call_index = forward.entry_call_index(program)
         if forward.nodes[call_index].kind is not StateKind.CALL:

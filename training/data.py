@@ -95,10 +95,11 @@ def program_trajectories(
     if not trace.events:
         return [], 0
     records = []
+    identity = source_hash(program.source)
     forward = StateTree.forward(loaded, trace)
     samples = [(forward, PAPER) for _ in range(spec.forward_per_program)]
     if trace.exit is not ExitKind.NEVER:
-        inverse = StateTree.inverse_of(loaded, trace)
+        inverse = StateTree.inverse_of(loaded, trace, forward=forward)
         samples += [(inverse, PAPER_INVERSE) for _ in range(spec.inverse_per_program)]
     for tree, policy in samples:
         trajectory = sample(tree, policy, rng, max_states=spec.max_states).trajectory
@@ -108,7 +109,7 @@ def program_trajectories(
                 "direction": "inverse" if tree.inverse else "forward",
                 "origin": program.origin,
                 "program": index,
-                "source_hash": source_hash(program.source),
+                "source_hash": identity,
                 "states": len(trajectory.states),
                 "actions": Counter(a.kind.value for a in trajectory.actions),
                 "exceptions": sum(s.kind.value.endswith("exception") for s in trajectory.states),

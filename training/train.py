@@ -282,6 +282,12 @@ def train(
         state = RunState(**saved["run_state"])
     elif resume_from is not None:
         model = load_pretrained(resume_from, dtype=torch.float32).train()
+        shape = (model.config.hidden_size, model.config.num_hidden_layers)
+        if shape != (config.hidden_size, config.num_hidden_layers):
+            log(
+                f"resuming keeps the model's shape (hidden {shape[0]}, {shape[1]} layers); "
+                f"config {config.name}'s shape is ignored"
+            )
     else:
         model = build_model(config, tokenizer)
     model.to(device).train()
