@@ -75,10 +75,9 @@ def run_cruxeval(args: argparse.Namespace) -> int:
     items = cruxeval.load(data, args.limit)
     predict = None
     if args.backend == "local":
+        from neural_debugger.model_backend.generate import greedy_state
         from neural_debugger.training.model import load_pretrained
         from neural_debugger.training.tokenizer import load_tokenizer
-
-        from .next_state import greedy_state
 
         model, tokenizer = load_pretrained(args.model), load_tokenizer(args.model)
 

@@ -17,10 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import torch
+from neural_debugger.model_backend.generate import greedy_state
 from neural_debugger.protocol import ParseError, State, encode_prompt, parse_state, parse_trajectory
-from neural_debugger.protocol.tokens import ACTION_SEP, TRACE_END
-from neural_debugger.training.model import LlamaForCausalLM, load_pretrained
+from neural_debugger.training.model import load_pretrained
 from neural_debugger.training.shards import read_shards
 from neural_debugger.training.tokenizer import load_tokenizer
 
@@ -33,28 +32,6 @@ class Item:
     prompt: str
     target: State
     distance: int  # how many states the action skipped (1 = the next event)
-
-
-@torch.no_grad()
-def greedy_state(model: LlamaForCausalLM, tokenizer, prompt: str, max_new_tokens: int = 256) -> str:
-    """The model's greedy continuation of ``prompt`` up to the end of one state."""
-    ids = tokenizer.encode(prompt, add_special_tokens=False).ids
-    capacity = min(len(ids) + max_new_tokens, model.config.max_position_embeddings)
-    if len(ids) >= capacity:
-        return ""
-    stop = {tokenizer.token_to_id(ACTION_SEP), tokenizer.token_to_id(TRACE_END)}
-    cache = model.new_cache(capacity)
-    logits = model(torch.tensor([ids]), cache)[0, -1]
-    out: list[int] = []
-    while cache.length < capacity:
-        token = int(logits.argmax())
-        if token in stop:
-            break
-        out.append(token)
-        if cache.length == capacity:
-            break
-        logits = model(torch.tensor([[token]]), cache)[0, -1]
-    return tokenizer.decode(out, skip_special_tokens=False)
 
 
 def load_items(data_dir: Path, per_action: int, seed: int, max_prompt_chars: int) -> list[Item]:

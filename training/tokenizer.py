@@ -11,8 +11,9 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from neural_debugger.protocol.tokens import ALL_SPECIAL_TOKENS, BEGIN_OF_TEXT, END_OF_TEXT
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+from neural_debugger.protocol.tokens import ALL_SPECIAL_TOKENS, BEGIN_OF_TEXT, END_OF_TEXT
 
 PAD = "<|pad|>"
 SPECIAL_TOKENS: tuple[str, ...] = (*ALL_SPECIAL_TOKENS, PAD)

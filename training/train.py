@@ -22,6 +22,7 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
+
 from neural_debugger.protocol.tokens import ACTION_SEP, FRAME_SEP, TRACE_END
 
 from .model import LlamaForCausalLM, ModelConfig, load_pretrained, save_pretrained

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from neural_debugger.evaluation.bdb_agreement import run
 from neural_debugger.protocol import Action, ActionKind
 from neural_debugger.tracer.tree import StateTree

@@ -12,6 +12,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 import pytest
+
 from neural_debugger.evaluation import corpus as corpus_module
 
 corpus = corpus_module.corpus

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from neural_debugger.evaluation import cruxeval
 from neural_debugger.evaluation.cruxeval import Item
-from neural_debugger.protocol import StateKind, parse_trajectory
-
 from neural_debugger.paths import cruxeval_path
+from neural_debugger.protocol import StateKind, parse_trajectory
 
 ITEM = Item(
     "t0",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
+
 from neural_debugger.protocol import (
     Action,
     ActionKind,
@@ -20,7 +22,6 @@ from neural_debugger.protocol import (
     parse_trajectory,
 )
 from neural_debugger.protocol.tokens import ALL_SPECIAL_TOKENS
-from pydantic import ValidationError
 
 CODE = "def f(x):\n    n = 0\n    return x + n"
 

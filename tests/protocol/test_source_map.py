@@ -6,6 +6,7 @@ import random
 from pathlib import Path
 
 import pytest
+
 from neural_debugger.evaluation.corpus import corpus
 from neural_debugger.protocol import Action, ActionKind, State, StateKind
 from neural_debugger.protocol.source_map import LineTracker, SourceMap

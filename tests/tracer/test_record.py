@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from neural_debugger.tracer.events import ExitKind, TraceLimits
 from neural_debugger.tracer.program import ProgramError, load_program
 from neural_debugger.tracer.record import record

@@ -6,6 +6,7 @@ import random
 from pathlib import Path
 
 import pytest
+
 from neural_debugger.protocol import Action, ActionKind, StateKind, encode, parse_trajectory
 from neural_debugger.tracer.program import load_program
 from neural_debugger.tracer.record import record

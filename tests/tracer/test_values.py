@@ -14,6 +14,7 @@ import types
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+
 from neural_debugger.tracer.values import (
     CUT_MARKER,
     MAX_VALUE_CHARS,

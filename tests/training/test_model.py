@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import torch
+
 from neural_debugger.training.model import (
     LlamaForCausalLM,
     ModelConfig,

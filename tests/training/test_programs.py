@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+
 from neural_debugger.tracer.events import ExitKind, TraceLimits
 from neural_debugger.tracer.program import load_program
 from neural_debugger.tracer.record import record

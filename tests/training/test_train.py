@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 import torch
-from neural_debugger.evaluation.next_state import greedy_state, load_items, score
+
+from neural_debugger.evaluation.next_state import load_items, score
+from neural_debugger.model_backend.generate import greedy_state
+from neural_debugger.paths import cruxeval_path
 from neural_debugger.protocol import parse_trajectory
 from neural_debugger.protocol.tokens import ALL_SPECIAL_TOKENS
 from neural_debugger.training.data import DataSpec, generate_data
@@ -15,8 +18,6 @@ from neural_debugger.training.model import load_pretrained
 from neural_debugger.training.shards import read_shards
 from neural_debugger.training.tokenizer import load_tokenizer
 from neural_debugger.training.train import config_by_name, train
-
-from neural_debugger.paths import cruxeval_path
 
 
 @pytest.fixture(scope="module")
