@@ -14,8 +14,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# A neural debug session on an example: every stop predicted by models/ndb-small on the CPU,
+# compared with a real run (--compare marks each predicted value that differs with ✗).
 demo: $(STAMP)
-	$(BIN)/ndb trace examples/bubble_sort.py --entry "bubble_sort([3, 1, 2])" --policy paper --seed 1
+	$(BIN)/ndb debug examples/running_total.py --entry "running_total([3, 1, 2])" --compare \
+		--script step_into,step_into,step_over,step_over,step_over,step_over,step_over,step_return,step_into
 
 test: $(STAMP)
 	$(BIN)/ruff check .
