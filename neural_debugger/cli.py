@@ -17,11 +17,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ndb {__version__}")
     commands = parser.add_subparsers(title="commands", dest="command", required=True)
     from neural_debugger.evaluation import cli as evaluation_cli
-    from neural_debugger.model_backend import terminal
+    from neural_debugger.model_backend import serve_model, terminal
     from neural_debugger.tracer import cli as tracer_cli
     from neural_debugger.training import cli as training_cli
 
     terminal.add_parser(commands)
+    serve_model.add_parser(commands)
     tracer_cli.add_parser(commands)
     training_cli.add_parsers(commands)
     evaluation_cli.add_parser(commands)

@@ -240,8 +240,14 @@ class LlamaForCausalLM(nn.Module):
             self._rope = rope_tables(self.config, length, device)
         return self._rope
 
-    def forward(self, input_ids: torch.Tensor, cache: KVCache | None = None) -> torch.Tensor:
-        """Logits for every position of ``input_ids`` (appended to ``cache`` when given)."""
+    def forward(
+        self, input_ids: torch.Tensor, cache: KVCache | None = None, last_only: bool = False
+    ) -> torch.Tensor:
+        """Logits for every position of ``input_ids`` (appended to ``cache`` when given).
+
+        ``last_only``: the last position's logits alone (decoding needs no more; a long prompt
+        then skips most of the output projection).
+        """
         length = input_ids.shape[1]
         start = cache.length if cache is not None else 0
         if start + length > (cache.capacity if cache is not None else 1 << 30):
@@ -254,6 +260,8 @@ class LlamaForCausalLM(nn.Module):
             x = layer(x, cos, sin, cache, i)
         if cache is not None:
             cache.length += length
+        if last_only:
+            x = x[:, -1:]
         return self.lm_head(self.model.norm(x))
 
     def new_cache(self, capacity: int | None = None) -> KVCache:

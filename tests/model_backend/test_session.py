@@ -1,4 +1,4 @@
-"""Debug sessions: the oracle replays a real run; the model's source lines are real lines."""
+"""Debug sessions over the oracle backend: stops, history, breakpoints, inverse, terminal."""
 
 from __future__ import annotations
 
@@ -7,102 +7,147 @@ import subprocess
 import sys
 from pathlib import Path
 
-import torch
+import pytest
 
-from neural_debugger.model_backend.generate import greedy_state
-from neural_debugger.model_backend.session import ModelSession, OracleSession, PredictionError
-from neural_debugger.model_backend.terminal import parse_script
-from neural_debugger.protocol import Action, ActionKind, StateKind, encode_prompt
+from neural_debugger.model_backend.backend import BackendError
+from neural_debugger.model_backend.oracle import OracleEngine
+from neural_debugger.model_backend.session import (
+    DebugSession,
+    inverse_first_state,
+    parse_action,
+    resume,
+    reverse_resume,
+)
+from neural_debugger.protocol import Action, ActionKind, StateKind
 from neural_debugger.tracer.program import load_program
-from neural_debugger.training.model import LlamaForCausalLM, ModelConfig, save_pretrained
-from neural_debugger.training.tokenizer import save_tokenizer, train_tokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "bubble_sort.py"
+STEP_INTO = Action(kind=ActionKind.STEP_INTO)
 
 
-def test_oracle_session_locates_stops_and_rebuilds_full_locals() -> None:
-    session = OracleSession(load_program(EXAMPLE, "bubble_sort([3, 1, 2])"))
-    first = session.start()
+async def _oracle(entry: str = "bubble_sort([3, 1, 2])", inverse: bool = False) -> DebugSession:
+    return await DebugSession.open(load_program(EXAMPLE, entry), OracleEngine(), inverse=inverse)
+
+
+async def test_oracle_session_locates_stops_and_rebuilds_full_locals() -> None:
+    session = await _oracle()
+    first = session.current
     assert (first.file, first.line, first.state.kind) == ("<entry>", 1, StateKind.CALL)
-    actions = parse_script("step_into,step_into,step_over,step_over", session.program.lines)
-    stops = [session.step(a) for a in actions]
+    lines = session.program.lines
+    stops = [
+        await session.step(parse_action(w, lines))
+        for w in ("step_into", "step_into", "step_over", "step_over")
+    ]
     assert [Path(s.file).name for s in stops[1:]] == ["bubble_sort.py"] * 3
     assert [s.line for s in stops] == [2, 4, 5, 6]
+    assert [f.name for f in stops[-1].frames] == ["main", "bubble_sort"]
     assert stops[-1].state.diff  # the language shows a diff ...
     assert stops[-1].locals == {"items": "[3, 1, 2]", "result": "[3, 1, 2]"}  # ... rebuilt
-    bp = session.step(Action(kind=ActionKind.BREAKPOINT, target="    return result"))
+    assert stops[-1].confidence.overall == 1.0
+    bp = await session.step(parse_action("breakpoint:12", lines))
     assert bp.line == 12 and bp.locals["swaps"] == "2"
-    assert session.step(Action(kind=ActionKind.CONTINUE)).state.kind is StateKind.EXIT_NORMAL
-    assert session.finished
+    assert (await session.step(Action(kind=ActionKind.CONTINUE))).exited
+    with pytest.raises(BackendError, match="exited"):
+        await session.step(STEP_INTO)
 
 
-def _random_model(folder: Path) -> None:
-    texts = [EXAMPLE.read_text(), '<|line_sep|>\n<|arg_sep|>{"a": "1"}<|src_sep|>    x = 1\n']
-    tokenizer = train_tokenizer(texts * 20, 400)
-    save_tokenizer(tokenizer, folder, 512)
-    torch.manual_seed(0)
-    config = ModelConfig(
-        vocab_size=tokenizer.get_vocab_size(),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        num_key_value_heads=2,
-        max_position_embeddings=512,
-    )
-    save_pretrained(LlamaForCausalLM(config), folder)
+async def test_step_back_restores_the_stop_and_the_stack() -> None:
+    session = await _oracle()
+    for _ in range(3):
+        await session.step(STEP_INTO)
+    before = session.current
+    await session.step(STEP_INTO)
+    assert session.step_back() == before
+    again = await session.step(STEP_INTO)  # the same step again, from the restored tracker
+    assert again.line == 6 and again.depth == before.depth
+    while len(session.stops) > 1:
+        session.step_back()
+    with pytest.raises(BackendError, match="first stop"):
+        session.step_back()
 
 
-def test_the_source_constraint_only_writes_real_lines(tmp_path: Path) -> None:
-    _random_model(tmp_path)
+async def test_resume_to_one_or_several_breakpoints_and_back() -> None:
+    session = await _oracle()
+    one = await resume(session, {11})
+    assert one.line == 11 and one.locals["swaps"] == "0"
+    both = await resume(session, {11, 12})  # several: stepped until one is hit
+    assert both.line == 11 and both.locals["swaps"] == "1"
+    assert (await resume(session, {12})).line == 12
+    assert (await resume(session, set())).exited
+    back = reverse_resume(session, {11})
+    assert back.line == 11 and back.locals["swaps"] == "1"
+
+
+async def test_the_oracle_refuses_what_reality_did_not_do() -> None:
+    session = await _oracle()
+    await session.step(STEP_INTO)
+    await session.step(STEP_INTO)
+    session.set_value("items", "[9, 9]")  # a counterfactual: only a model can follow it
+    assert session.current.locals == {"items": "[9, 9]"}
+    with pytest.raises(BackendError, match="differs from the real run"):
+        await session.step(STEP_INTO)
+    with pytest.raises(BackendError, match="not available in a forward session"):
+        await session.step(Action(kind=ActionKind.INV_STEP_INTO))
+    with pytest.raises(BackendError, match="no variable"):
+        session.set_value("nothing", "1")
+
+
+async def test_inverse_oracle_session_walks_back_to_the_inputs() -> None:
+    session = await _oracle(inverse=True)
+    start = session.current
+    assert start.state.kind is StateKind.INV_RETURN and start.state.value == "[1, 2, 3]"
+    assert start.line == 12
+    call = await session.step(Action(kind=ActionKind.INV_STEP_CALL))
+    assert call.state.kind is StateKind.INV_CALL and call.locals == {"items": "[3, 1, 2]"}
+    assert call.line == 4
     program = load_program(EXAMPLE, "bubble_sort([3, 1, 2])")
-    session = ModelSession(program, model_dir=tmp_path, max_new_tokens=120)
-    session.start()
-    lines = session.program.context.split("\n")
-    prompt = encode_prompt(
-        session.program.context, session.states, [Action(kind=ActionKind.STEP_INTO)]
+    assert inverse_first_state(program, "[1, 2, 3]").src == "    return result"
+    with pytest.raises(ValueError, match="entry call"):
+        inverse_first_state(load_program(EXAMPLE), "1")
+
+
+def _ndb(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "neural_debugger", "debug", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        input=stdin,
     )
-    # force a source line to start, then let the untrained model write it under the constraint
-    for start in ("<|line_sep|>\n<|arg_sep|>{}<|src_sep|>", "<|return_sep|>\n<|src_sep|>"):
-        text = greedy_state(session.model, session.tokenizer, prompt + start, 60, lines)
-        assert "\n" in text, text
-        assert text.split("\n")[0] in lines
-    # an untrained model's state rarely parses: the session says so instead of crashing
-    try:
-        session.step(Action(kind=ActionKind.STEP_INTO))
-    except PredictionError as err:
-        assert "does not parse" in str(err)
 
 
 def test_ndb_debug_oracle_json_stops() -> None:
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "neural_debugger",
-            "debug",
-            str(EXAMPLE),
-            "--entry",
-            "bubble_sort([3, 1, 2])",
-            "--backend",
-            "oracle",
-            "--json",
-            "--script",
-            "step_into,step_into,breakpoint:12,step_into,continue",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
+    out = _ndb(
+        str(EXAMPLE),
+        "--entry",
+        "bubble_sort([3, 1, 2])",
+        "--backend",
+        "oracle",
+        "--json",
+        "--script",
+        "step_into,step_into,breakpoint:12,step_into,step_back,step_into,continue",
     )
     assert out.returncode == 0, out.stderr
     stops = [json.loads(line) for line in out.stdout.splitlines()]
-    assert [s["event"] for s in stops] == ["call", "line", "call", "line", "return", "exit_normal"]
-    assert stops[4]["value"] == "[1, 2, 3]"
-    bad = subprocess.run(
-        [sys.executable, "-m", "neural_debugger", "debug", str(EXAMPLE), "--script", "jump"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    events = [s["event"] for s in stops]
+    assert events == ["call", "line", "call", "line", "return", "line", "return", "exit_normal"]
+    assert stops[4]["value"] == "[1, 2, 3]" and stops[4]["confidence"]["value"] == 1.0
+    assert stops[5]["step"] == 3  # step_back shows the earlier stop again
+    bad = _ndb(str(EXAMPLE), "--script", "jump")
     assert bad.returncode == 2 and "unknown action 'jump'" in bad.stderr
+    missing = _ndb(str(ROOT / "no_such.py"), "--script", "step_into")
+    assert missing.returncode == 2 and "no_such.py" in missing.stderr
+
+
+def test_ndb_debug_interactive_prompt_takes_pdb_like_commands() -> None:
+    commands = "help\nb 11\nc\np swaps\nw\nl\nn\nback\nbogus\nb 0\nq\n"
+    out = _ndb(
+        str(EXAMPLE), "--entry", "bubble_sort([3, 1, 2])", "--backend", "oracle", stdin=commands
+    )
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "step into" in text and "reverse continue" in text  # help
+    assert "-> line at bubble_sort.py:11" in text and "swaps = 0" in text
+    assert "#1 bubble_sort at" in text and "  11 -> " in text
+    assert "unknown command 'bogus'" in text and "no line 0" in text

@@ -1,0 +1,392 @@
+"""Constrained decoding of one state: every state written under it parses.
+
+A :class:`StateWriter` walks the layout of a state token by token (see
+:mod:`neural_debugger.protocol.encoding`):
+
+* the event token, chosen among the kinds the action can lead to (forward or inverse);
+* separators the layout fixes (``\\n``, ``<|src_sep|>``, ``<|arg_sep|>``): *forced*, they cost no
+  decoding step;
+* the source line: only bytes on the way to a real line of the program (a prefix tree over its
+  lines). Once one line alone fits, the whole line is forced in its canonical tokenisation
+  (replacing the tokens chosen so far, so the context looks like the training text);
+* the locals: a JSON object of strings in ``json.dumps`` layout, the diff marker first when there
+  is one, ``null`` only in a diff, no name twice, never a diff for a call state;
+* a return value or exception: one JSON string.
+
+The writer never touches a model; decoders (embedded torch, vLLM) ask it what is allowed and tell
+it what was chosen. It also says which part of the state each token belongs to, so the decoder
+can turn token log-probabilities into a confidence per part.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from neural_debugger.protocol.tokens import (
+    ARG_SEP,
+    DIFF_MARKER_KEY,
+    DIFF_MARKER_VALUE,
+    SRC_SEP,
+    StateKind,
+)
+
+from .vocab import Vocab
+
+FORWARD_KINDS = tuple(k for k in StateKind if not k.is_inverse)
+INVERSE_KINDS = tuple(k for k in StateKind if k.is_inverse)
+_CALL_LIKE = (StateKind.CALL, StateKind.INV_CALL, StateKind.INV_LINE, StateKind.INV_LINE_CALL)
+_NO_DIFF = (StateKind.CALL, StateKind.INV_CALL)
+_HEX = frozenset(b"0123456789abcdefABCDEF")
+_ESCAPES = frozenset(b'"\\/bfnrtu')
+_MARKER = DIFF_MARKER_KEY.encode()
+_MARKER_VALUE = DIFF_MARKER_VALUE.encode()
+
+
+class JsonCursor:
+    """A byte-level recogniser for the locals object or one string value.
+
+    ``feed`` returns False (and leaves the cursor broken) on the first byte that cannot follow.
+    ``field`` names the part being written: ``("var", name)`` inside a value, ``"value"`` inside
+    a return value, ``None`` in structure and names.
+    """
+
+    __slots__ = (
+        "allow_diff",
+        "buf",
+        "diff",
+        "done",
+        "escape",
+        "key",
+        "keys",
+        "mode",
+        "state",
+    )
+
+    def __init__(self, mode: str, allow_diff: bool = True) -> None:
+        self.mode = mode  # "object" or "string"
+        self.state = "start"
+        self.buf = bytearray()  # the string being read (raw, escapes kept)
+        self.key: bytes | None = None
+        self.keys: set[bytes] = set()
+        self.diff = False
+        self.allow_diff = allow_diff
+        self.escape = 0  # 0: none; 1: after a backslash; 2..5: hex digits of \\uXXXX left
+        self.done = False
+
+    def copy(self) -> JsonCursor:
+        other = JsonCursor.__new__(JsonCursor)
+        for name in JsonCursor.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.buf = bytearray(self.buf)
+        other.keys = set(self.keys)
+        return other
+
+    @property
+    def field(self) -> object:
+        if self.mode == "string":
+            return "value" if self.state in ("string", "start") else None
+        if self.state in ("value", "null", "value_start") and self.key is not None:
+            return ("var", self.key.decode("utf-8", errors="replace"))
+        return None
+
+    def feed(self, byte: int) -> bool:
+        if self.done:
+            return False
+        s = self.state
+        if s in ("key", "value", "string"):
+            return self._string_byte(byte)
+        if self.mode == "string":  # start
+            if byte != 0x22:
+                return False
+            self.state = "string"
+            return True
+        if s == "start":
+            ok = byte == 0x7B  # {
+            self.state = "first"
+        elif s == "first":  # after {: a name or }
+            if byte == 0x7D:
+                self.done = True
+                return True
+            ok = byte == 0x22
+            self.state = "key"
+        elif s == "colon":
+            ok = byte == 0x3A
+            self.state = "colon_space"
+        elif s == "colon_space":
+            ok = byte == 0x20
+            self.state = "value_start"
+        elif s == "value_start":
+            if byte == 0x22:
+                self.state = "value"
+                return True
+            ok = byte == 0x6E and self.diff and self.key != _MARKER  # n of null
+            self.state = "null"
+            self.buf = bytearray(b"n")
+        elif s == "null":
+            self.buf.append(byte)
+            ok = b"null".startswith(bytes(self.buf))
+            if ok and len(self.buf) == 4:
+                self.state = "after_value"
+        elif s == "after_value":
+            if byte == 0x7D:
+                self.done = True
+                return True
+            ok = byte == 0x2C  # ,
+            self.state = "comma_space"
+        elif s == "comma_space":
+            ok = byte == 0x20
+            self.state = "next_key"
+        elif s == "next_key":
+            ok = byte == 0x22
+            self.state = "key"
+        else:  # pragma: no cover - every state is listed above
+            ok = False
+        if not ok:
+            self.done = True
+            self.state = "broken"
+        return ok
+
+    def _string_byte(self, byte: int) -> bool:
+        if self.escape == 1:
+            if byte not in _ESCAPES:
+                return self._break()
+            self.escape = 5 if byte == 0x75 else 0
+            self.buf.append(byte)
+            return True
+        if self.escape > 1:
+            if byte not in _HEX:
+                return self._break()
+            self.escape = self.escape - 1 if self.escape > 2 else 0
+            self.buf.append(byte)
+            return True
+        if byte < 0x20:
+            return self._break()
+        if byte == 0x5C:  # backslash
+            self.escape = 1
+            self.buf.append(byte)
+            return True
+        if byte != 0x22:
+            self.buf.append(byte)
+            return True
+        return self._close_string()
+
+    def _close_string(self) -> bool:
+        text = bytes(self.buf)
+        self.buf = bytearray()
+        if self.state == "string":
+            self.done = True
+            return True
+        if self.state == "key":
+            first = not self.keys
+            if not text or text in self.keys:
+                return self._break()
+            if text == _MARKER and not (first and self.allow_diff):
+                return self._break()
+            self.diff = self.diff or (first and text == _MARKER)
+            self.keys.add(text)
+            self.key = text
+            self.state = "colon"
+            return True
+        # a value
+        if self.key == _MARKER and text != _MARKER_VALUE:
+            return self._break()
+        self.state = "after_value"
+        return True
+
+    def _break(self) -> bool:
+        self.done = True
+        self.state = "broken"
+        return False
+
+
+class SourceLines:
+    """The program's lines as UTF-8 bytes, for the source-line constraint."""
+
+    def __init__(self, lines: Iterable[str], vocab: Vocab) -> None:
+        self.vocab = vocab
+        self.lines = tuple(dict.fromkeys(ln.encode() for ln in lines if ln.strip()))
+        self.line_set = frozenset(self.lines)
+        self._canonical: dict[bytes, list[int]] = {}
+
+    def candidates(self, written: bytes) -> list[bytes]:
+        return [ln for ln in self.lines if ln.startswith(written)]
+
+    def allowed(self, written: bytes, candidates: list[bytes]) -> set[int]:
+        """Token ids that keep ``written`` on the way to a line (``\\n`` once one is complete)."""
+        found: set[int] = set()
+        start = len(written)
+        longest = self.vocab.longest
+        for line in candidates:
+            rest = line[start : start + longest]
+            for end in range(1, len(rest) + 1):
+                token = self.vocab.id_of_bytes.get(rest[:end])
+                if token is not None:
+                    found.add(token)
+        if written in self.line_set:
+            found.add(self.vocab.newline)
+        return found
+
+    def canonical(self, line: bytes) -> list[int]:
+        """The line and its newline as the tokenizer writes them in training text."""
+        ids = self._canonical.get(line)
+        if ids is None:
+            ids = self.vocab.encode(line.decode("utf-8") + "\n")
+            self._canonical[line] = ids
+        return ids
+
+
+@dataclass
+class Forced:
+    """Tokens the grammar fixes: drop the last ``drop`` tokens written, then append ``ids``."""
+
+    drop: int
+    ids: list[int]
+
+
+class StateWriter:
+    """Where the decoder stands in the grammar of one state."""
+
+    def __init__(self, vocab: Vocab, source: SourceLines, kinds: Iterable[StateKind]) -> None:
+        self.vocab = vocab
+        self.source = source
+        self.kinds = {vocab.special_id[k.token]: k for k in kinds}
+        self.kind: StateKind | None = None
+        self.parts: list[tuple[str, object]] = [("event", None)]
+        self.done = False
+        self._written = b""  # of the source line
+        self._src_tokens = 0
+        self._cursor: JsonCursor | None = None
+
+    # ---- what may come next ----------------------------------------------------------
+
+    @property
+    def part(self) -> str:
+        return self.parts[0][0]
+
+    def forced(self) -> Forced | None:
+        """Tokens fixed from here, if any (they are applied by :meth:`take_forced`)."""
+        if self.done:
+            return None
+        kind, arg = self.parts[0]
+        if kind == "literal":
+            return Forced(0, [arg])  # type: ignore[list-item]
+        if kind == "src":
+            candidates = self.source.candidates(self._written)
+            if len(candidates) == 1:
+                return Forced(self._src_tokens, self.source.canonical(candidates[0]))
+        if kind == "event" and len(self.kinds) == 1:
+            return Forced(0, list(self.kinds))
+        return None
+
+    def allowed_ids(self) -> set[int] | None:
+        """The complete set of allowed ids, where it is cheap to list; None: ask :meth:`accepts`."""
+        kind = self.parts[0][0]
+        if kind == "event":
+            return set(self.kinds)
+        if kind == "src":
+            return self.source.allowed(self._written, self.source.candidates(self._written))
+        return None
+
+    def accepts(self, token: int) -> bool:
+        kind = self.parts[0][0]
+        if kind == "event":
+            return token in self.kinds
+        if kind == "literal":
+            return token == self.parts[0][1]
+        piece = self.vocab.bytes_of[token]
+        if piece is None:
+            return False
+        if kind == "src":
+            return token in self.allowed_ids()  # type: ignore[operator]
+        assert self._cursor is not None
+        cursor = self._cursor.copy()
+        return all(cursor.feed(b) for b in piece) if not cursor.done else False
+
+    # ---- what was chosen -------------------------------------------------------------
+
+    def take_forced(self, forced: Forced) -> None:
+        kind = self.parts[0][0]
+        if kind == "src":
+            self.parts.pop(0)
+            self._start_next_part()
+            return
+        for token in forced.ids:
+            self.advance(token)
+
+    def advance(self, token: int) -> set[object]:
+        """Take ``token``; returns the parts it wrote (``"event"``, ``"src"``, fields)."""
+        kind, arg = self.parts[0]
+        if kind == "event":
+            self.kind = self.kinds[token]
+            self.parts = [*self._layout(self.kind)]
+            self._start_next_part()
+            return {"event"}
+        if kind == "literal":
+            if token != arg:
+                raise ValueError("the grammar fixes this token")
+            self.parts.pop(0)
+            self._start_next_part()
+            return set()
+        piece = self.vocab.bytes_of[token]
+        if piece is None:
+            raise ValueError("a special token inside free text")
+        if kind == "src":
+            if piece == b"\n":
+                if self._written not in self.source.line_set:
+                    raise ValueError("the source line is not complete")
+                self.parts.pop(0)
+                self._start_next_part()
+            else:
+                self._written += piece
+                self._src_tokens += 1
+            return {"src"}
+        cursor = self._cursor
+        assert cursor is not None
+        touched: set[object] = set()
+        for b in piece:
+            field = cursor.field
+            if not cursor.feed(b):
+                raise ValueError("the token breaks the JSON")
+            after = cursor.field
+            if field is not None:
+                touched.add(field)
+            if after is not None:
+                touched.add(after)
+        if cursor.done:
+            self.parts.pop(0)
+            self._start_next_part()
+        return touched
+
+    # ---- layout ----------------------------------------------------------------------
+
+    def _layout(self, kind: StateKind) -> list[tuple[str, object]]:
+        ids = self.vocab.special_id
+        newline = ("literal", self.vocab.newline)
+        if kind.is_exit:
+            return []
+        if kind is StateKind.LINE:
+            return [
+                newline,
+                ("literal", ids[ARG_SEP]),
+                ("object", True),
+                ("literal", ids[SRC_SEP]),
+                ("src", None),
+            ]
+        head = [newline, ("literal", ids[SRC_SEP]), ("src", None), ("literal", ids[ARG_SEP])]
+        if kind in _CALL_LIKE:
+            return [*head, ("object", kind not in _NO_DIFF)]
+        return [*head, ("string", None)]
+
+    def _start_next_part(self) -> None:
+        if not self.parts:
+            self.done = True
+            return
+        kind, arg = self.parts[0]
+        if kind == "src":
+            self._written = b""
+            self._src_tokens = 0
+        elif kind == "object":
+            self._cursor = JsonCursor("object", allow_diff=bool(arg))
+        elif kind == "string":
+            self._cursor = JsonCursor("string")

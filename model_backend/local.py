@@ -1,0 +1,278 @@
+"""The embedded engine: the model in this process, with torch, on CPU (or a GPU when present).
+
+Each debug session keeps a KV cache and the token ids it holds. A prediction first brings the
+cache to the new prompt by keeping the longest common prefix (a step forward keeps everything; a
+step back or an edited value keeps everything before the change) and feeding only the rest, so a
+step costs the new action and state tokens, never a re-encoding of the code and history. Then one
+state is decoded under the grammar of :mod:`.grammar`: forced tokens are fed together with the next
+chosen one, so they cost no decoding step.
+
+When a long session outgrows the model's window, :class:`.prompt.PromptBuilder` drops the
+oldest states in one jump that leaves room for many more steps, so re-encoding happens rarely.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+import torch
+
+from neural_debugger.paths import default_model_dir
+from neural_debugger.protocol import Action, ParseError, parse_state
+from neural_debugger.tracer.program import Program
+
+from .backend import (
+    BudgetExceeded,
+    Confidence,
+    DecodeOptions,
+    History,
+    ModelFolderError,
+    Prediction,
+    PredictionError,
+    majority,
+)
+from .grammar import FORWARD_KINDS, INVERSE_KINDS, SourceLines, StateWriter
+from .prompt import PromptBuilder
+from .vocab import Vocab
+
+
+class Cancelled(Exception):
+    """The caller stopped waiting for this prediction."""
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A model folder in memory: weights, tokenizer and their byte-level vocabulary."""
+
+    folder: Path
+    model: torch.nn.Module
+    vocab: Vocab
+    window: int
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
+
+@functools.lru_cache(maxsize=4)
+def load_model(folder: Path, device: str | None = None) -> LoadedModel:
+    """Load and check a model folder; every problem becomes one :class:`ModelFolderError`."""
+    from neural_debugger.training.model import load_pretrained
+    from neural_debugger.training.tokenizer import load_tokenizer
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ModelFolderError(f"model folder {folder} does not exist")
+    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        model = load_pretrained(folder, device=device)
+        tokenizer = load_tokenizer(folder)
+        vocab = Vocab(tokenizer)
+    except (OSError, ValueError) as err:
+        raise ModelFolderError(f"cannot load the model in {folder}: {err}") from None
+    config = model.config
+    if vocab.size > config.vocab_size:
+        raise ModelFolderError(
+            f"the tokenizer in {folder} has {vocab.size} tokens but the model only "
+            f"{config.vocab_size}: they do not belong together"
+        )
+    return LoadedModel(folder, model, vocab, config.max_position_embeddings)
+
+
+class LocalEngine:
+    """The embedded model behind the backend interface."""
+
+    name = "local"
+
+    def __init__(self, model_dir: Path | None = None, device: str | None = None) -> None:
+        self.loaded = load_model(Path(model_dir or default_model_dir()).resolve(), device)
+
+    async def open(self, program: Program, *, inverse: bool = False) -> LocalSession:
+        code = program.function_context if inverse else program.context
+        return LocalSession(self.loaded, code)
+
+    async def aclose(self) -> None:
+        return None
+
+
+class LocalSession:
+    """One debug session's KV cache over the embedded model."""
+
+    def __init__(self, loaded: LoadedModel, code: str) -> None:
+        self.loaded = loaded
+        self.vocab = loaded.vocab
+        self.code = code
+        self.source = SourceLines(code.split("\n"), loaded.vocab)
+        self.cache = loaded.model.new_cache(loaded.window)
+        self.ids: list[int] = []  # the tokens whose keys and values the cache holds
+        self._lock = threading.Lock()
+        self.prompts = PromptBuilder(loaded.vocab, code, loaded.window)
+        self.stats = {"fed": 0, "reencoded": 0}
+
+    # ---- the interface ---------------------------------------------------------------
+
+    async def predict(self, history: History, action: Action, options: DecodeOptions) -> Prediction:
+        cancel = threading.Event()
+        try:
+            return await anyio.to_thread.run_sync(
+                self.predict_now, history, action, options, cancel, abandon_on_cancel=True
+            )
+        except anyio.get_cancelled_exc_class():
+            cancel.set()  # the worker thread stops at its next token
+            raise
+
+    async def aclose(self) -> None:
+        self.ids = []
+        self.cache.truncate(0)
+
+    # ---- the work (in a worker thread) --------------------------------------------------
+
+    @torch.no_grad()
+    def predict_now(
+        self,
+        history: History,
+        action: Action,
+        options: DecodeOptions,
+        cancel: threading.Event | None = None,
+    ) -> Prediction:
+        with self._lock:
+            prompt = self.prompt_ids(history, action, options.max_new_tokens)
+            kinds = INVERSE_KINDS if action.kind.is_inverse else FORWARD_KINDS
+            seed = options.seed if options.seed is not None else random.randrange(1 << 31)
+            generator = torch.Generator().manual_seed(seed)
+            draws = [
+                self._decode(prompt, kinds, options, generator, cancel)
+                for _ in range(options.samples)
+            ]
+            return draws[0] if options.samples == 1 else majority(draws)
+
+    def prompt_ids(self, history: History, action: Action, budget: int) -> list[int]:
+        return self.prompts.ids(history, action, budget)
+
+    def _sync(self, prompt: list[int]) -> torch.Tensor:
+        """Bring the cache to ``prompt``; the logits after its last token."""
+        keep = 0
+        limit = min(len(self.ids), len(prompt) - 1)
+        while keep < limit and self.ids[keep] == prompt[keep]:
+            keep += 1
+        if keep < len(self.ids):
+            self.stats["reencoded"] += 1 if keep <= self.prompts.header_length else 0
+            self._truncate(keep)
+        return self._feed(prompt[keep:])
+
+    def _truncate(self, length: int) -> None:
+        self.cache.truncate(length)
+        del self.ids[length:]
+
+    def _feed(self, ids: list[int]) -> torch.Tensor:
+        tensor = torch.tensor([ids], device=self.loaded.device)
+        logits = self.loaded.model(tensor, self.cache, last_only=True)[0, -1]
+        self.ids += ids
+        self.stats["fed"] += len(ids)
+        return logits.float()
+
+    def _decode(
+        self,
+        prompt: list[int],
+        kinds: tuple,
+        options: DecodeOptions,
+        generator: torch.Generator,
+        cancel: threading.Event | None,
+    ) -> Prediction:
+        logits = self._sync(prompt)
+        base = len(prompt)
+        writer = StateWriter(self.vocab, self.source, kinds)
+        out: list[int] = []
+        pending: list[int] = []
+        logprobs: dict[object, float] = {}
+        generated = forced_count = 0
+        calls = 1
+        while not writer.done:
+            if cancel is not None and cancel.is_set():
+                raise Cancelled
+            forced = writer.forced()
+            if forced is not None:
+                if forced.drop:
+                    del out[len(out) - forced.drop :]
+                    if len(self.ids) > base + len(out):
+                        self._truncate(base + len(out))
+                    pending = out[len(self.ids) - base :]
+                writer.take_forced(forced)
+                out += forced.ids
+                pending += forced.ids
+                forced_count += len(forced.ids)
+            else:
+                if pending:
+                    logits = self._feed(pending)
+                    pending = []
+                    calls += 1
+                token = self._choose(logits, writer, options, generator)
+                logprob = float(torch.log_softmax(logits, -1)[token])
+                for part in writer.advance(token):
+                    logprobs[part] = logprobs.get(part, 0.0) + logprob
+                out.append(token)
+                pending.append(token)
+                generated += 1
+            if len(out) > options.max_new_tokens:
+                raise BudgetExceeded(
+                    f"the predicted state passed the budget of {options.max_new_tokens} tokens "
+                    "before it was complete",
+                    self.vocab.text(out),
+                )
+        text = self.vocab.text(out)
+        try:
+            state = parse_state(text)
+        except ParseError as err:  # the grammar should make this impossible; say so if not
+            raise PredictionError(f"the prediction does not parse: {err}", text) from None
+        return Prediction(
+            state=state,
+            confidence=Confidence.from_logprobs(state, logprobs),
+            text=text,
+            generated=generated,
+            forced=forced_count,
+            model_calls=calls,
+        )
+
+    def _choose(
+        self,
+        logits: torch.Tensor,
+        writer: StateWriter,
+        options: DecodeOptions,
+        generator: torch.Generator,
+    ) -> int:
+        allowed = writer.allowed_ids()
+        if allowed is not None:
+            candidates = torch.tensor(sorted(allowed), device=logits.device)
+        else:
+            candidates = self._acceptable(logits, writer, 1 if options.greedy else options.top_k)
+        scores = logits[candidates]
+        if options.greedy:
+            return int(candidates[int(scores.argmax())])
+        probs = torch.softmax(scores / options.sampling_temperature, -1).cpu()
+        if options.top_p < 1:
+            order = torch.argsort(probs, descending=True)
+            keep = torch.cumsum(probs[order], 0) - probs[order] < options.top_p
+            mask = torch.zeros_like(probs, dtype=torch.bool)
+            mask[order[keep]] = True
+            probs = torch.where(mask, probs, torch.zeros_like(probs))
+        pick = int(torch.multinomial(probs, 1, generator=generator))
+        return int(candidates[pick])
+
+    @staticmethod
+    def _acceptable(logits: torch.Tensor, writer: StateWriter, wanted: int) -> torch.Tensor:
+        """Up to ``wanted`` of the best-ranked tokens the grammar accepts, best first."""
+        found: list[int] = []
+        ranked = torch.argsort(logits, descending=True).tolist()
+        for token in ranked:
+            if writer.accepts(token):
+                found.append(token)
+                if len(found) == wanted:
+                    break
+        if not found:  # cannot happen: every byte is a token, and some byte always fits
+            raise PredictionError("no token fits the grammar here")
+        return torch.tensor(found, device=logits.device)

@@ -1,0 +1,161 @@
+"""The state grammar: it accepts every state the encoder writes and only text that parses."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neural_debugger.model_backend.grammar import (
+    FORWARD_KINDS,
+    INVERSE_KINDS,
+    JsonCursor,
+    SourceLines,
+    StateWriter,
+)
+from neural_debugger.model_backend.vocab import Vocab
+from neural_debugger.paths import default_model_dir
+from neural_debugger.protocol import State, StateKind, encode_state, parse_state
+from neural_debugger.training.tokenizer import load_tokenizer
+
+VOCAB = Vocab(load_tokenizer(Path(default_model_dir())))
+CODE = """def f(xs, name="é"):
+    total = 0
+    for x in xs:
+        total += x
+    for x in xs:
+        print(x)
+    return total
+"""
+LINES = [ln for ln in CODE.split("\n") if ln.strip()]
+
+
+def feed(cursor: JsonCursor, text: str) -> bool:
+    return all(cursor.feed(b) for b in text.encode())
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [
+        ('{"a": "1", "b": "[1, 2]"}', True),
+        ("{}", True),
+        ('{"..": "..", "a": null}', True),
+        ('{"..": ".."}', True),
+        ('{"a": "say \\"hi\\"\\n\\u00e9"}', True),
+        ('{"a": null}', False),  # null only in a diff
+        ('{"a": "1", "..": ".."}', False),  # the marker comes first
+        ('{"..": "x"}', False),  # the marker's value is ".."
+        ('{"a": "1", "a": "2"}', False),  # no name twice
+        ('{"a":"1"}', False),  # json.dumps layout only
+        ('{"a": 1}', False),  # values are repr texts
+        ('{"a": "\\q"}', False),  # a bad escape
+        ('{"": "1"}', False),  # a name is never empty
+        ('{"a": "1"} ', False),  # nothing after the object
+    ],
+)
+def test_json_cursor_accepts_exactly_the_locals_layout(text: str, ok: bool) -> None:
+    assert feed(JsonCursor("object"), text) is ok
+
+
+def test_json_cursor_refuses_a_diff_where_calls_need_full_locals() -> None:
+    assert not feed(JsonCursor("object", allow_diff=False), '{"..": ".."}')
+    assert feed(JsonCursor("string"), json.dumps("ValueError('bad')"))
+    assert not feed(JsonCursor("string"), '"a" ')
+
+
+def _follow(writer: StateWriter, target: str) -> str:
+    """Drive the writer along ``target`` like a decoder would (forced tokens applied)."""
+    out: list[int] = []
+    for _ in range(400):
+        if writer.done:
+            break
+        forced = writer.forced()
+        if forced is not None:
+            del out[len(out) - forced.drop :]
+            writer.take_forced(forced)
+            out += forced.ids
+            continue
+        data = target.encode()[len(VOCAB.raw(out)) :]
+        options = [i for t, i in VOCAB.special_id.items() if data.startswith(t.encode())]
+        options += [
+            VOCAB.id_of_bytes[data[:n]]
+            for n in range(1, min(len(data), VOCAB.longest) + 1)
+            if data[:n] in VOCAB.id_of_bytes
+        ]
+        fitting = [i for i in options if writer.accepts(i)]
+        assert fitting, f"the grammar refuses {data[:30]!r} after {VOCAB.text(out)!r}"
+        token = max(fitting, key=lambda i: len(VOCAB.raw([i])))
+        writer.advance(token)
+        out.append(token)
+    assert writer.done
+    return VOCAB.text(out)
+
+
+_text = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"), max_size=20
+).filter(lambda s: "<|" not in s and "|>" not in s)
+_names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)
+
+
+@st.composite
+def program_states(draw: st.DrawFn) -> State:
+    kind = draw(st.sampled_from([k for k in StateKind]))
+    if kind.is_exit:
+        return State(kind=kind)
+    src = draw(st.sampled_from(LINES))
+    if kind.shows_value:
+        return State(kind=kind, src=src, value=draw(_text))
+    diff = kind not in (StateKind.CALL, StateKind.INV_CALL) and draw(st.booleans())
+    values = st.one_of(st.none(), _text) if diff else _text
+    locals_ = draw(st.dictionaries(_names.filter(lambda n: n != ".."), values, max_size=4))
+    return State(kind=kind, src=src, locals=locals_, diff=diff)
+
+
+@settings(max_examples=150, deadline=None)
+@given(program_states())
+def test_every_encoded_state_of_the_program_is_writable(state: State) -> None:
+    kinds = INVERSE_KINDS if state.kind.is_inverse else FORWARD_KINDS
+    writer = StateWriter(VOCAB, SourceLines(CODE.split("\n"), VOCAB), kinds)
+    target = encode_state(state) + ("\n" if state.kind is StateKind.LINE else "")
+    text = _follow(writer, target)
+    assert text == target
+    assert parse_state(text) == state
+
+
+def test_a_random_walk_through_the_grammar_always_parses() -> None:
+    """Whatever a model chooses among the allowed tokens, the state parses."""
+    rng = random.Random(7)
+    structural = [VOCAB.id_of_bytes[c.encode()] for c in '"}, :nul']
+    finished = 0
+    for walk in range(120):
+        kinds = INVERSE_KINDS if walk % 2 else FORWARD_KINDS
+        writer = StateWriter(VOCAB, SourceLines(CODE.split("\n"), VOCAB), kinds)
+        out: list[int] = []
+        for _ in range(300):
+            if writer.done:
+                break
+            forced = writer.forced()
+            if forced is not None:
+                del out[len(out) - forced.drop :]
+                writer.take_forced(forced)
+                out += forced.ids
+                continue
+            allowed = writer.allowed_ids()
+            if allowed is None:
+                pool = structural if rng.random() < 0.5 else rng.sample(range(VOCAB.size), 300)
+                allowed = {i for i in pool if writer.accepts(i)} or {
+                    i for i in range(VOCAB.size) if writer.accepts(i)
+                }
+            token = rng.choice(sorted(allowed))
+            writer.advance(token)
+            out.append(token)
+        if writer.done:
+            finished += 1
+            state = parse_state(VOCAB.text(out))
+            assert state.kind.is_inverse == bool(walk % 2) or state.kind.is_exit
+            assert state.src is None or state.src in LINES
+    assert finished >= 60
