@@ -21,6 +21,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     ns.add_argument("--per-action", type=int, default=100)
     ns.add_argument("--seed", type=int, default=0)
     ns.add_argument("--out", type=Path, default=None, help="write the results as JSON")
+    ns.add_argument(
+        "--constrained",
+        action="store_true",
+        help="decode under the grammar with the embedded engine, as debug sessions do",
+    )
     ns.set_defaults(run=run_next_state)
 
     cx = tasks.add_parser(
@@ -55,7 +60,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def run_next_state(args: argparse.Namespace) -> int:
     from .next_state import evaluate, format_table
 
-    results = evaluate(args.model, args.data, args.per_action, args.seed)
+    results = evaluate(
+        args.model, args.data, args.per_action, args.seed, constrained=args.constrained
+    )
     print(format_table(results))
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -17,8 +17,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from neural_debugger.model_backend.backend import BackendError, DecodeOptions, History
 from neural_debugger.model_backend.generate import greedy_state
-from neural_debugger.protocol import ParseError, State, encode_prompt, parse_state, parse_trajectory
+from neural_debugger.model_backend.local import LoadedModel, LocalSession, load_model
+from neural_debugger.protocol import (
+    Action,
+    ParseError,
+    State,
+    encode_prompt,
+    parse_state,
+    parse_trajectory,
+)
 from neural_debugger.training.model import load_pretrained
 from neural_debugger.training.shards import read_shards
 from neural_debugger.training.tokenizer import load_tokenizer
@@ -32,6 +41,8 @@ class Item:
     prompt: str
     target: State
     distance: int  # how many states the action skipped (1 = the next event)
+    history: History | None = None  # the same prompt as a history, for the engine
+    next_action: Action | None = None
 
 
 def load_items(data_dir: Path, per_action: int, seed: int, max_prompt_chars: int) -> list[Item]:
@@ -44,8 +55,9 @@ def load_items(data_dir: Path, per_action: int, seed: int, max_prompt_chars: int
             prompt = encode_prompt(trajectory.code, trajectory.states[:k], trajectory.actions[:k])
             if len(prompt) > max_prompt_chars:
                 break
+            history = History(trajectory.code, trajectory.states[:k], trajectory.actions[: k - 1])
             by_action[action.kind.value].append(
-                Item(action.kind.value, prompt, trajectory.states[k], 0)
+                Item(action.kind.value, prompt, trajectory.states[k], 0, history, action)
             )
     rng = random.Random(seed)
     items: list[Item] = []
@@ -74,16 +86,38 @@ def score(predicted_text: str, target: State) -> dict[str, Any]:
     return result
 
 
+def _constrained(loaded: LoadedModel, item: Item) -> str:
+    """The embedded engine's greedy state under the grammar (a budget overrun counts as wrong)."""
+    assert item.history is not None and item.next_action is not None
+    session = LocalSession(loaded, item.history.code)
+    try:
+        return session.predict_now(item.history, item.next_action, DecodeOptions()).text
+    except BackendError as err:
+        return getattr(err, "text", "")
+
+
 def evaluate(
-    model_dir: Path, data_dir: Path, per_action: int = 100, seed: int = 0, device: str = "cpu"
+    model_dir: Path,
+    data_dir: Path,
+    per_action: int = 100,
+    seed: int = 0,
+    device: str = "cpu",
+    constrained: bool = False,
 ) -> dict[str, Any]:
+    """Exact match per action; ``constrained``: decoded by the embedded engine under the grammar
+    (what a debug session shows) instead of unconstrained greedy (the raw model)."""
     model = load_pretrained(model_dir, device=device)
     tokenizer = load_tokenizer(model_dir)
+    loaded = load_model(Path(model_dir).resolve(), device) if constrained else None
     max_chars = model.config.max_position_embeddings * 2  # a prompt must leave room to answer
     items = load_items(data_dir, per_action, seed, max_chars)
     table: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
     for item in items:
-        result = score(greedy_state(model, tokenizer, item.prompt), item.target)
+        if loaded is not None:
+            text = _constrained(loaded, item)
+        else:
+            text = greedy_state(model, tokenizer, item.prompt)
+        result = score(text, item.target)
         row = table[item.action]
         row["parsed"].append(result["parsed"])
         for name in COMPONENTS:
@@ -97,6 +131,7 @@ def evaluate(
         "model": str(model_dir),
         "data": str(data_dir),
         "per_action": per_action,
+        "decoding": "constrained (embedded engine)" if constrained else "unconstrained greedy",
         "results": summary,
     }
 

@@ -11,7 +11,13 @@ A :class:`StateWriter` walks the layout of a state token by token (see
   (replacing the tokens chosen so far, so the context looks like the training text);
 * the locals: a JSON object of strings in ``json.dumps`` layout, the diff marker first when there
   is one, ``null`` only in a diff, no name twice, never a diff for a call state;
-* a return value or exception: one JSON string.
+* a return value or exception: one JSON string;
+* a variable's name is a name the code mentions, not a keyword (or one of the markers, or
+  ``.0``, the hidden argument of a comprehension's frame), shown once: a model cannot invent
+  variables, and never starts a name that could only end as one already shown;
+* no more than the tracer ever writes: a value of at most 166 characters (160 and the cut
+  marker), at most 64 variables and the two markers, a name of at most 100 characters. A model
+  that rambles inside a string is made to close it there.
 
 The writer never touches a model; decoders (embedded torch, vLLM) ask it what is allowed and tell
 it what was chosen. It also says which part of the state each token belongs to, so the decoder
@@ -20,6 +26,8 @@ can turn token log-probabilities into a confidence per part.
 
 from __future__ import annotations
 
+import keyword
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -30,8 +38,19 @@ from neural_debugger.protocol.tokens import (
     SRC_SEP,
     StateKind,
 )
+from neural_debugger.tracer.values import (
+    CUT_MARKER,
+    MAX_VALUE_CHARS,
+    MAX_VARIABLES,
+    MORE_VARIABLES_KEY,
+)
 
 from .vocab import Vocab
+
+MAX_STRING_CHARS = MAX_VALUE_CHARS + len(CUT_MARKER)
+MAX_NAME_CHARS = 100
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+MAX_ENTRIES = MAX_VARIABLES + 2  # the diff marker and the "…" entry for more variables
 
 FORWARD_KINDS = tuple(k for k in StateKind if not k.is_inverse)
 INVERSE_KINDS = tuple(k for k in StateKind if k.is_inverse)
@@ -54,17 +73,20 @@ class JsonCursor:
     __slots__ = (
         "allow_diff",
         "buf",
+        "chars",
         "diff",
         "done",
         "escape",
         "key",
         "keys",
         "mode",
+        "names",
         "state",
     )
 
-    def __init__(self, mode: str, allow_diff: bool = True) -> None:
+    def __init__(self, mode: str, allow_diff: bool = True, names: Names | None = None) -> None:
         self.mode = mode  # "object" or "string"
+        self.names = names  # the names a key may be (None: any)
         self.state = "start"
         self.buf = bytearray()  # the string being read (raw, escapes kept)
         self.key: bytes | None = None
@@ -72,6 +94,7 @@ class JsonCursor:
         self.diff = False
         self.allow_diff = allow_diff
         self.escape = 0  # 0: none; 1: after a backslash; 2..5: hex digits of \\uXXXX left
+        self.chars = 0  # characters of the string being read (an escape counts as one)
         self.done = False
 
     def copy(self) -> JsonCursor:
@@ -128,17 +151,18 @@ class JsonCursor:
             ok = b"null".startswith(bytes(self.buf))
             if ok and len(self.buf) == 4:
                 self.state = "after_value"
+                self.buf = bytearray()
         elif s == "after_value":
             if byte == 0x7D:
                 self.done = True
                 return True
-            ok = byte == 0x2C  # ,
+            ok = byte == 0x2C and (self.names is None or self._name_left(b""))  # ,
             self.state = "comma_space"
         elif s == "comma_space":
             ok = byte == 0x20
             self.state = "next_key"
         elif s == "next_key":
-            ok = byte == 0x22
+            ok = byte == 0x22 and len(self.keys) < MAX_ENTRIES
             self.state = "key"
         else:  # pragma: no cover - every state is listed above
             ok = False
@@ -162,6 +186,17 @@ class JsonCursor:
             return True
         if byte < 0x20:
             return self._break()
+        if not 0x80 <= byte < 0xC0:  # a new character starts (not a UTF-8 continuation byte)
+            limit = MAX_NAME_CHARS if self.state == "key" else MAX_STRING_CHARS
+            if byte != 0x22 and self.chars >= limit:
+                return self._break()
+            self.chars += 1
+        if self.state == "key" and self.names is not None:
+            if byte == 0x22:
+                if bytes(self.buf) not in self.names.full:
+                    return self._break()
+            elif not self._name_left(bytes(self.buf) + bytes([byte])):
+                return self._break()
         if byte == 0x5C:  # backslash
             self.escape = 1
             self.buf.append(byte)
@@ -171,9 +206,20 @@ class JsonCursor:
             return True
         return self._close_string()
 
+    def _name_left(self, prefix: bytes) -> bool:
+        """Whether some name not shown yet starts with ``prefix`` (no dead end at a name)."""
+        assert self.names is not None
+        total = self.names.prefixes.get(prefix, 0) if prefix else len(self.names.full)
+        taken = sum(1 for key in self.keys if key.startswith(prefix))
+        marker_gone = self.keys or not self.allow_diff  # the diff marker only comes first
+        if marker_gone and _MARKER.startswith(prefix) and _MARKER not in self.keys:
+            taken += 1
+        return total > taken
+
     def _close_string(self) -> bool:
         text = bytes(self.buf)
         self.buf = bytearray()
+        self.chars = 0
         if self.state == "string":
             self.done = True
             return True
@@ -200,11 +246,26 @@ class JsonCursor:
         return False
 
 
+class Names:
+    """The variable names a state of this code may show, and all their prefixes (as bytes)."""
+
+    def __init__(self, code: str) -> None:
+        found = set(_IDENTIFIER.findall(code)) - set(keyword.kwlist)
+        found |= {DIFF_MARKER_KEY, MORE_VARIABLES_KEY, ".0"}
+        self.full = frozenset(name.encode() for name in found)
+        self.prefixes: dict[bytes, int] = {}  # prefix -> how many names start with it
+        for name in self.full:
+            for end in range(1, len(name) + 1):
+                self.prefixes[name[:end]] = self.prefixes.get(name[:end], 0) + 1
+
+
 class SourceLines:
-    """The program's lines as UTF-8 bytes, for the source-line constraint."""
+    """The program's lines as UTF-8 bytes, for the source-line constraint, and its names."""
 
     def __init__(self, lines: Iterable[str], vocab: Vocab) -> None:
         self.vocab = vocab
+        lines = list(lines)
+        self.names = Names("\n".join(lines))
         self.lines = tuple(dict.fromkeys(ln.encode() for ln in lines if ln.strip()))
         self.line_set = frozenset(self.lines)
         self._canonical: dict[bytes, list[int]] = {}
@@ -387,6 +448,6 @@ class StateWriter:
             self._written = b""
             self._src_tokens = 0
         elif kind == "object":
-            self._cursor = JsonCursor("object", allow_diff=bool(arg))
+            self._cursor = JsonCursor("object", allow_diff=bool(arg), names=self.source.names)
         elif kind == "string":
             self._cursor = JsonCursor("string")

@@ -14,6 +14,7 @@ oldest states in one jump that leaves room for many more steps, so re-encoding h
 from __future__ import annotations
 
 import functools
+import json
 import random
 import threading
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ from .backend import (
     majority,
 )
 from .grammar import FORWARD_KINDS, INVERSE_KINDS, SourceLines, StateWriter
-from .prompt import PromptBuilder
+from .prompt import PromptBuilder, answer_budget
 from .vocab import Vocab
 
 
@@ -62,8 +63,8 @@ class LoadedModel:
 @functools.lru_cache(maxsize=4)
 def load_model(folder: Path, device: str | None = None) -> LoadedModel:
     """Load and check a model folder; every problem becomes one :class:`ModelFolderError`."""
-    from neural_debugger.training.model import load_pretrained
-    from neural_debugger.training.tokenizer import load_tokenizer
+    from neural_debugger.training.model import TOKENIZER_FINGERPRINT, load_pretrained
+    from neural_debugger.training.tokenizer import load_tokenizer, tokenizer_fingerprint
 
     folder = Path(folder)
     if not folder.is_dir():
@@ -76,6 +77,12 @@ def load_model(folder: Path, device: str | None = None) -> LoadedModel:
     except (OSError, ValueError) as err:
         raise ModelFolderError(f"cannot load the model in {folder}: {err}") from None
     config = model.config
+    recorded = json.loads((folder / "config.json").read_text()).get(TOKENIZER_FINGERPRINT)
+    if recorded is not None and recorded != tokenizer_fingerprint(folder / "tokenizer.json"):
+        raise ModelFolderError(
+            f"the tokenizer in {folder} is not the one these weights were trained with "
+            "(its fingerprint differs from config.json's)"
+        )
     if vocab.size > config.vocab_size:
         raise ModelFolderError(
             f"the tokenizer in {folder} has {vocab.size} tokens but the model only "
@@ -186,6 +193,7 @@ class LocalSession:
     ) -> Prediction:
         logits = self._sync(prompt)
         base = len(prompt)
+        budget = answer_budget(self.loaded.window, prompt, options.max_new_tokens)
         writer = StateWriter(self.vocab, self.source, kinds)
         out: list[int] = []
         pending: list[int] = []
@@ -218,9 +226,9 @@ class LocalSession:
                 out.append(token)
                 pending.append(token)
                 generated += 1
-            if len(out) > options.max_new_tokens:
+            if len(out) > budget:
                 raise BudgetExceeded(
-                    f"the predicted state passed the budget of {options.max_new_tokens} tokens "
+                    f"the predicted state passed the budget of {budget} tokens "
                     "before it was complete",
                     self.vocab.text(out),
                 )

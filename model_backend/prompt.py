@@ -5,9 +5,9 @@ tokens, which the tokenizer never merges across, so the concatenated pieces equa
 tokenisation of the whole prompt text. That also makes consecutive prompts of a session share
 their prefix token for token, which is what the embedded KV cache and vLLM's prefix cache reuse.
 
-A long session outgrows the window: the oldest states are then dropped in one jump that frees a
-quarter of the room (the first kept state is written with its full locals), so the re-encoding
-this costs happens rarely.
+A long session outgrows the window (a prompt must leave ``RESERVE`` tokens for the answer):
+the oldest states are then dropped in one jump that frees a quarter of the room (the first kept
+state is written with its full locals), so the re-encoding this costs happens rarely.
 """
 
 from __future__ import annotations
@@ -18,6 +18,13 @@ from neural_debugger.protocol.tokens import FRAME_SEP
 
 from .backend import ContextTooLong, History
 from .vocab import Vocab
+
+RESERVE = 256  # tokens always left for the answer; a larger budget takes what the window has
+
+
+def answer_budget(window: int, prompt: list[int], budget: int) -> int:
+    """The tokens one state may take after ``prompt``: the budget, as far as the window allows."""
+    return min(budget, window - len(prompt))
 
 
 class PromptBuilder:
@@ -38,7 +45,7 @@ class PromptBuilder:
             raise ValueError("the history belongs to another program")
         frames = [self._piece(encode_frame(s)) for s in history.states]
         steps = [self._piece(encode_step(a)) for a in (*history.actions, action)]
-        room = self.window - budget - self.header_length - 1
+        room = self.window - min(budget, RESERVE) - self.header_length - 1
         sizes = [len(f) + len(s) for f, s in zip(frames, steps, strict=True)]
         start = min(self._window_start, len(frames) - 1)
         if sum(sizes[start:]) > room or (start and sum(sizes) <= room):
@@ -67,7 +74,7 @@ class PromptBuilder:
                     return start
         budget = self.window - room - self.header_length - 1
         raise ContextTooLong(
-            f"the code ({self.header_length} tokens), the last state and the answer's budget "
+            f"the code ({self.header_length} tokens), the last state and room for the answer "
             f"({budget} tokens) do not fit the model's window of {self.window} tokens"
         )
 

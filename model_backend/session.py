@@ -246,7 +246,10 @@ class DebugSession:
 
     def _frame(self, context_line: int | None) -> Frame:
         file, line = self._where(context_line)
-        scope = self._source.scope_of(context_line) if context_line is not None else None
+        scope = None
+        if context_line is not None:  # a def line (or its decorators) belongs to its function
+            heads = [sc for sc in self._source.scopes if sc.start <= context_line <= sc.header]
+            scope = heads[-1] if heads else self._source.scope_of(context_line)
         if file == ENTRY_FILE:
             name = self.program.wrapper_name
         elif scope is None:

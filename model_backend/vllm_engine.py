@@ -45,7 +45,7 @@ from .backend import (
     majority,
 )
 from .grammar import FORWARD_KINDS, INVERSE_KINDS, SourceLines, StateWriter
-from .prompt import PromptBuilder
+from .prompt import PromptBuilder, answer_budget
 from .vocab import Vocab
 
 TOP_LOGPROBS = 20  # vLLM's default --max-logprobs
@@ -198,6 +198,7 @@ class VllmSession:
     async def _decode(
         self, prompt: list[int], kinds: tuple, options: DecodeOptions, rng: random.Random
     ) -> Prediction:
+        budget = answer_budget(self.engine.window, prompt, options.max_new_tokens)
         writer = StateWriter(self.vocab, self.source, kinds)
         out: list[int] = []
         logprobs: dict[object, float] = {}
@@ -216,9 +217,9 @@ class VllmSession:
                     logprobs[part] = logprobs.get(part, 0.0) + logprob
                 out.append(token)
                 generated += 1
-            if len(out) > options.max_new_tokens:
+            if len(out) > budget:
                 raise BudgetExceeded(
-                    f"the predicted state passed the budget of {options.max_new_tokens} tokens "
+                    f"the predicted state passed the budget of {budget} tokens "
                     "before it was complete",
                     self.vocab.text(out),
                 )

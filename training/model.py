@@ -19,6 +19,8 @@ import torch.nn.functional as F
 from safetensors.torch import load_file, save_file
 from torch import nn
 
+from .tokenizer import tokenizer_fingerprint
+
 MAX_SHARD_BYTES = 16 * 1024 * 1024
 
 
@@ -271,6 +273,9 @@ class LlamaForCausalLM(nn.Module):
         )
 
 
+TOKENIZER_FINGERPRINT = "ndb_tokenizer_sha256"
+
+
 def save_pretrained(
     model: LlamaForCausalLM,
     folder: Path,
@@ -312,6 +317,8 @@ def save_pretrained(
         (folder / "model.safetensors.index.json").write_text(json.dumps(index, indent=2) + "\n")
     dtype_name = str(dtype).removeprefix("torch.")
     config = model.config.to_hf(dtype_name)
+    if (folder / "tokenizer.json").exists():  # the weights' own tokenizer, saved first
+        config[TOKENIZER_FINGERPRINT] = tokenizer_fingerprint(folder / "tokenizer.json")
     (folder / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     generation = {
         "bos_token_id": model.config.bos_token_id,

@@ -7,6 +7,7 @@ of :data:`neural_debugger.protocol.tokens.ALL_SPECIAL_TOKENS`, followed by ``<|p
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -68,3 +69,14 @@ def check_special_tokens(tokenizer: Tokenizer) -> None:
         ids = tokenizer.encode(token, add_special_tokens=False).ids
         if len(ids) != 1 or tokenizer.id_to_token(ids[0]) != token:
             raise ValueError(f"the tokenizer does not know {token} as one token (got ids {ids})")
+
+
+def tokenizer_fingerprint(path: Path) -> str:
+    """A hash of a ``tokenizer.json``'s vocabulary, merges and special tokens (not its layout).
+
+    ``save_pretrained`` records it in ``config.json``, so a loader can tell that a tokenizer and
+    weights were trained together even when their vocabulary sizes agree.
+    """
+    data = json.loads(path.read_text())
+    kept = {"model": data.get("model"), "added_tokens": data.get("added_tokens")}
+    return hashlib.sha256(json.dumps(kept, sort_keys=True).encode()).hexdigest()

@@ -14,6 +14,7 @@ from neural_debugger.model_backend.grammar import (
     FORWARD_KINDS,
     INVERSE_KINDS,
     JsonCursor,
+    Names,
     SourceLines,
     StateWriter,
 )
@@ -61,6 +62,28 @@ def test_json_cursor_accepts_exactly_the_locals_layout(text: str, ok: bool) -> N
     assert feed(JsonCursor("object"), text) is ok
 
 
+def test_json_cursor_bounds_what_the_tracer_never_writes() -> None:
+    longest = "é" * 160 + "…<cut>"  # the tracer's longest value: 166 characters
+    assert feed(JsonCursor("object"), json.dumps({"a": longest}, ensure_ascii=False))
+    assert feed(JsonCursor("object"), json.dumps({"a": '"' * 166}))  # escapes count once
+    assert not feed(JsonCursor("object"), json.dumps({"a": longest + "x"}, ensure_ascii=False))
+    assert not feed(JsonCursor("string"), json.dumps("x" * 167))
+    most = {"..": "..", **{f"v{i}": "1" for i in range(64)}, "…": "+3 more variables"}
+    assert feed(JsonCursor("object"), json.dumps(most, ensure_ascii=False))
+    assert not feed(JsonCursor("object"), json.dumps({**most, "w": "1"}, ensure_ascii=False))
+
+
+def test_names_are_names_of_the_code_each_shown_once() -> None:
+    names = Names(CODE)
+    assert feed(JsonCursor("object", names=names), '{"xs": "[1]", "total": "0", ".0": "<it>"}')
+    assert not feed(JsonCursor("object", names=names), '{"xz": "1"}')  # not in the code
+    assert not feed(JsonCursor("object", names=names), '{"tot": "1"}')  # only a prefix
+    cursor = JsonCursor("object", names=names)
+    assert feed(cursor, '{"total": "1", "x": "1", "')
+    assert not feed(cursor.copy(), "tot")  # "total" again would be a dead end ...
+    assert feed(cursor, 'xs": "2"}')  # ... but "xs" (after "x") is still free
+
+
 def test_json_cursor_refuses_a_diff_where_calls_need_full_locals() -> None:
     assert not feed(JsonCursor("object", allow_diff=False), '{"..": ".."}')
     assert feed(JsonCursor("string"), json.dumps("ValueError('bad')"))
@@ -98,7 +121,6 @@ def _follow(writer: StateWriter, target: str) -> str:
 _text = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"), max_size=20
 ).filter(lambda s: "<|" not in s and "|>" not in s)
-_names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)
 
 
 @st.composite
@@ -111,7 +133,8 @@ def program_states(draw: st.DrawFn) -> State:
         return State(kind=kind, src=src, value=draw(_text))
     diff = kind not in (StateKind.CALL, StateKind.INV_CALL) and draw(st.booleans())
     values = st.one_of(st.none(), _text) if diff else _text
-    locals_ = draw(st.dictionaries(_names.filter(lambda n: n != ".."), values, max_size=4))
+    names = st.sampled_from(["xs", "name", "total", "x", "f", "print", ".0", "é"])
+    locals_ = draw(st.dictionaries(names, values, max_size=4))
     return State(kind=kind, src=src, locals=locals_, diff=diff)
 
 

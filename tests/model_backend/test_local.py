@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -20,7 +21,12 @@ from neural_debugger.model_backend.session import DebugSession, first_state
 from neural_debugger.paths import default_model_dir
 from neural_debugger.protocol import Action, ActionKind, State, StateKind
 from neural_debugger.tracer.program import load_program
-from neural_debugger.training.model import LlamaForCausalLM, ModelConfig, save_pretrained
+from neural_debugger.training.model import (
+    TOKENIZER_FINGERPRINT,
+    LlamaForCausalLM,
+    ModelConfig,
+    save_pretrained,
+)
 from neural_debugger.training.tokenizer import load_tokenizer, save_tokenizer, train_tokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -174,8 +180,17 @@ def test_bad_model_folders_give_one_clear_error(tmp_path: Path) -> None:
     (corrupt / "model.safetensors").write_bytes(b"\x00" * 100)
     with pytest.raises(ModelFolderError, match="not a readable safetensors"):
         load_model(corrupt)
-    mixed = tmp_path / "mixed"  # a small model's weights with a bigger tokenizer
+    swapped = tmp_path / "swapped"  # same vocabulary size, another training's tokenizer
+    _tiny_model(swapped)
+    other = train_tokenizer(["def g(y):\n    return [y, y]\n"] * 40, 400)
+    save_tokenizer(other, swapped, 512)
+    with pytest.raises(ModelFolderError, match="not the one these weights were trained with"):
+        load_model(swapped)
+    mixed = tmp_path / "mixed"  # no fingerprint recorded: the sizes still tell
     _tiny_model(mixed)
+    config = json.loads((mixed / "config.json").read_text())
+    del config[TOKENIZER_FINGERPRINT]
+    (mixed / "config.json").write_text(json.dumps(config))
     save_tokenizer(load_tokenizer(default_model_dir()), mixed, 512)
     with pytest.raises(ModelFolderError, match="do not belong together"):
         load_model(mixed)

@@ -40,6 +40,7 @@ async def test_oracle_session_locates_stops_and_rebuilds_full_locals() -> None:
         for w in ("step_into", "step_into", "step_over", "step_over")
     ]
     assert [Path(s.file).name for s in stops[1:]] == ["bubble_sort.py"] * 3
+    assert [f.name for f in stops[1].frames] == ["main", "bubble_sort"]  # the call, at the def
     assert [s.line for s in stops] == [2, 4, 5, 6]
     assert [f.name for f in stops[-1].frames] == ["main", "bubble_sort"]
     assert stops[-1].state.diff  # the language shows a diff ...

@@ -1,0 +1,176 @@
+"""Line breakpoints: which are verified, which conditions hold, and moving between them.
+
+A breakpoint is verified when its line starts a statement of the launched program (the model can
+only stop on such lines). Conditions are checked when set (parsed by the safe evaluator) and
+evaluated over the *predicted* variables of a stop, so a conditional breakpoint is only as right
+as the predictions it reads. Breakpoints may be set before a launch; they are verified then.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass
+
+from neural_debugger.model_backend.backend import BackendError, DecodeOptions
+from neural_debugger.model_backend.session import DebugSession, Stop, resume
+from neural_debugger.tracer.program import Program
+
+from .evaluate import EvaluationError, parse, truthy
+from .messages import Breakpoint, Source, SourceBreakpoint
+
+MAX_SKIPS = 200  # breakpoint hits whose condition is false, before giving up
+
+
+@dataclass
+class LineBreakpoint:
+    id: int
+    path: str
+    line: int
+    condition: str | None
+    unsupported: str | None = None  # why a part of the request cannot be honoured
+    verified: bool = False
+    message: str | None = None
+
+    def as_dap(self, line_base: int) -> Breakpoint:
+        return Breakpoint(
+            id=self.id,
+            verified=self.verified,
+            line=self.line - 1 + line_base,
+            message=self.message,
+            source=Source(name=os.path.basename(self.path), path=self.path),
+        )
+
+
+def statement_lines(program: Program) -> frozenset[int]:
+    """Lines on which a statement starts: where a stop can be."""
+    tree = ast.parse(program.source)
+    return frozenset(node.lineno for node in ast.walk(tree) if isinstance(node, ast.stmt))
+
+
+def same_file(a: str, b: str) -> bool:
+    return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
+
+
+class BreakpointTable:
+    """The breakpoints of one client, by source file, as last set."""
+
+    def __init__(self) -> None:
+        self._by_path: dict[str, list[LineBreakpoint]] = {}
+        self._next_id = 1
+        self._program: Program | None = None
+        self._lines: frozenset[int] = frozenset()
+
+    def set(self, path: str, requested: list[SourceBreakpoint], line_base: int) -> list[Breakpoint]:
+        """Replace the breakpoints of one file (``line_base`` is 1 or 0, as the client counts)."""
+        made = []
+        for asked in requested:
+            bp = LineBreakpoint(self._next_id, path, asked.line + 1 - line_base, asked.condition)
+            if asked.hit_condition or asked.log_message:
+                bp.unsupported = "hit counts and log points are not supported"
+            self._next_id += 1
+            self._verify(bp)
+            made.append(bp)
+        self._by_path[os.path.realpath(path)] = made
+        return [bp.as_dap(line_base) for bp in made]
+
+    def attach(self, program: Program) -> list[LineBreakpoint]:
+        """Verify every breakpoint against a newly launched program; those that changed."""
+        self._program = program
+        self._lines = statement_lines(program)
+        changed = []
+        for bps in self._by_path.values():
+            for bp in bps:
+                before = (bp.verified, bp.message)
+                self._verify(bp)
+                if (bp.verified, bp.message) != before:
+                    changed.append(bp)
+        return changed
+
+    def _verify(self, bp: LineBreakpoint) -> None:
+        bp.verified, bp.message = False, None
+        if bp.unsupported:
+            bp.message = bp.unsupported
+        elif self._program is None:
+            bp.message = "verified once the program is launched"
+        elif not same_file(bp.path, self._program.path):
+            bp.message = "not the launched program: only its lines can be stopped at"
+        elif bp.line not in self._lines:
+            bp.message = f"line {bp.line} does not start a statement"
+        else:
+            try:
+                if bp.condition:
+                    parse(bp.condition)
+            except EvaluationError as err:
+                bp.message = f"condition refused: {err}"
+            else:
+                bp.verified = True
+
+    def active(self) -> dict[int, str | None]:
+        """The launched program's verified breakpoints: line -> condition (or None)."""
+        if self._program is None:
+            return {}
+        return {
+            bp.line: bp.condition or None
+            for bps in self._by_path.values()
+            for bp in bps
+            if bp.verified and same_file(bp.path, self._program.path)
+        }
+
+    def on_breakpoint(self, stop: Stop, program: Program) -> bool:
+        """Whether ``stop`` is on the line of an active breakpoint (condition aside)."""
+        if stop.exited or stop.file is None or not same_file(stop.file, program.path):
+            return False
+        return stop.line in self.active()
+
+    def ids_at(self, stop: Stop, program: Program) -> list[int]:
+        """The ids of the verified breakpoints on a stop's line (for ``hitBreakpointIds``)."""
+        if not self.on_breakpoint(stop, program):
+            return []
+        return [
+            bp.id
+            for bps in self._by_path.values()
+            for bp in bps
+            if bp.verified and bp.line == stop.line and same_file(bp.path, program.path)
+        ]
+
+    def hit(self, stop: Stop, program: Program) -> bool | str:
+        """Whether ``stop`` is on an active breakpoint whose condition holds.
+
+        A condition that cannot be evaluated at this stop counts as holding (the stop is shown,
+        so the user sees why); the error text is returned instead of True then.
+        """
+        if not self.on_breakpoint(stop, program):
+            return False
+        condition = self.active()[stop.line]  # type: ignore[index]
+        if not condition:
+            return True
+        try:
+            return truthy(condition, stop.locals or {})
+        except EvaluationError as err:
+            return f"the condition {condition!r} could not be evaluated: {err}"
+
+
+async def continue_to(
+    session: DebugSession, table: BreakpointTable, options: DecodeOptions | None = None
+) -> Stop:
+    """Continue to the next breakpoint whose condition holds (or to the end).
+
+    Each hit is one runtime :func:`resume`; a hit whose condition is false is resumed again.
+    """
+    lines = set(table.active())
+    for _ in range(MAX_SKIPS):
+        stop = await resume(session, lines, options)
+        if not table.on_breakpoint(stop, session.program):
+            return stop  # the end, or a jump that landed elsewhere (e.g. an exception)
+        if table.hit(stop, session.program) is not False:
+            return stop
+    raise BackendError(f"no breakpoint condition held within {MAX_SKIPS} hits")
+
+
+def reverse_to(session: DebugSession, table: BreakpointTable) -> Stop:
+    """Back through the history to the previous stop on a breakpoint that holds (or the first)."""
+    session.step_back()
+    while len(session.stops) > 1 and table.hit(session.current, session.program) is False:
+        session.step_back()
+    return session.current

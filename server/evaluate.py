@@ -1,0 +1,336 @@
+"""A safe evaluator for watch, hover, REPL and breakpoint-condition expressions.
+
+The values at a stop are predictions (repr texts), not objects of a running program, and the
+server must never run code a client sends. So expressions are walked node by node with
+:mod:`ast` over values rebuilt by :func:`ast.literal_eval`: names, literals, displays, operators,
+comparisons, subscripts and slices, reading attributes and methods of plain values (never one
+starting with ``_``), and a few pure builtins. Anything else (calls of other functions, lambdas,
+comprehensions, imports, assignment) is refused with a message saying what is not allowed.
+``eval``, ``exec`` and ``compile`` are never used; sizes are bounded so ``10 ** 10 ** 9`` or
+``'x' * 10 ** 12`` are refused instead of exhausting the server.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .values import NotALiteral, rebuild
+
+MAX_EXPRESSION = 2000
+MAX_NODES = 300
+MAX_ITEMS = 1_000_000  # the longest sequence an operator may build
+MAX_BITS = 1_000_000  # the largest integer a power or shift may build
+
+
+class EvaluationError(ValueError):
+    """An expression that is refused or fails; the message is for the user."""
+
+
+def _one_iterable_sum(values: Any) -> Any:
+    """``sum`` over numbers only (no start value, so lists cannot be concatenated quadratically)."""
+    return sum(values)
+
+
+BUILTINS: dict[str, Callable[..., Any]] = {
+    "len": len,
+    "min": min,
+    "max": max,
+    "sum": _one_iterable_sum,
+    "sorted": sorted,
+    "abs": abs,
+    "repr": repr,
+    "round": round,
+    "any": any,
+    "all": all,
+    "bool": bool,
+    "int": int,
+    "float": float,
+    "str": str,
+    "list": list,
+    "tuple": tuple,
+    "set": set,
+    "dict": dict,
+}
+
+# Attributes of plain values that only read (methods that mutate, like append, are left out).
+READING_ATTRIBUTES = frozenset(
+    {
+        "real", "imag", "numerator", "denominator", "conjugate", "bit_length", "is_integer",
+        "count", "index", "get", "keys", "values", "items", "copy",
+        "union", "intersection", "difference", "symmetric_difference",
+        "issubset", "issuperset", "isdisjoint",
+        "upper", "lower", "strip", "lstrip", "rstrip", "split", "rsplit", "splitlines",
+        "startswith", "endswith", "find", "rfind", "replace", "join", "partition",
+        "rpartition", "isdigit", "isalpha", "isalnum", "isspace", "isupper", "islower",
+        "title", "capitalize", "hex", "decode", "encode",
+    }
+)  # fmt: skip
+
+_BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
+    ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_,
+    ast.BitXor: operator.xor,
+}
+_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
+    ast.Not: operator.not_,
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+    ast.Invert: operator.invert,
+}
+_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+    ast.Is: operator.is_,
+    ast.IsNot: operator.is_not,
+}
+_ALLOWED = (
+    ast.Expression, ast.Name, ast.Load, ast.Constant, ast.Attribute, ast.Subscript, ast.Slice,
+    ast.Tuple, ast.List, ast.Set, ast.Dict, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare,
+    ast.IfExp, ast.Call, ast.keyword, ast.And, ast.Or,
+    *_BINARY, *_UNARY, *_COMPARE,
+)  # fmt: skip
+
+
+def parse(expression: str) -> ast.Expression:
+    """Parse and check an expression without evaluating it (for breakpoint conditions too)."""
+    if len(expression) > MAX_EXPRESSION:
+        raise EvaluationError(f"the expression is longer than {MAX_EXPRESSION} characters")
+    try:
+        tree = ast.parse(expression.strip(), mode="eval")
+    except SyntaxError as err:
+        raise EvaluationError(f"not a Python expression: {err.msg}") from None
+    nodes = list(ast.walk(tree))
+    if len(nodes) > MAX_NODES:
+        raise EvaluationError(f"the expression has more than {MAX_NODES} parts")
+    for node in nodes:
+        if not isinstance(node, _ALLOWED):
+            raise EvaluationError(f"{_describe(node)} is not allowed in an expression here")
+    for node in nodes:
+        if isinstance(node, ast.Attribute):
+            _check_attribute(node.attr)
+        if isinstance(node, ast.Call):
+            _check_call(node)
+    return tree
+
+
+def _describe(node: ast.AST) -> str:
+    names = {
+        ast.Lambda: "a lambda",
+        ast.NamedExpr: "assignment (:=)",
+        ast.ListComp: "a comprehension",
+        ast.SetComp: "a comprehension",
+        ast.DictComp: "a comprehension",
+        ast.GeneratorExp: "a generator",
+        ast.Await: "await",
+        ast.Yield: "yield",
+        ast.JoinedStr: "an f-string",
+        ast.Starred: "unpacking (*)",
+    }
+    return names.get(type(node), type(node).__name__)
+
+
+def _check_attribute(name: str) -> None:
+    if name.startswith("_"):
+        raise EvaluationError(f"attribute {name!r} is not allowed: names starting with _ are")
+    if name not in READING_ATTRIBUTES:
+        raise EvaluationError(f"attribute {name!r} is not available: only reading methods are")
+
+
+def _check_call(node: ast.Call) -> None:
+    func = node.func
+    if isinstance(func, ast.Name):
+        if func.id not in BUILTINS:
+            allowed = ", ".join(sorted(BUILTINS))
+            raise EvaluationError(f"calling {func.id!r} is not allowed; only {allowed}")
+    elif not isinstance(func, ast.Attribute):
+        raise EvaluationError("only builtins and methods of plain values can be called")
+    for keyword in node.keywords:
+        if keyword.arg is None:
+            raise EvaluationError("unpacking (**) is not allowed in an expression here")
+        if keyword.arg == "key":
+            raise EvaluationError("key= needs a function, and functions cannot be written here")
+
+
+class Evaluator:
+    """Evaluates checked expressions over a stop's variables (repr texts, rebuilt on use).
+
+    ``used`` collects the variable names an evaluation read, so its result can be labelled with
+    the confidence of the predictions it rests on.
+    """
+
+    def __init__(self, variables: Mapping[str, str]) -> None:
+        self.variables = variables
+        self.used: list[str] = []
+        self._rebuilt: dict[str, Any] = {}
+
+    def evaluate(self, expression: str) -> Any:
+        tree = parse(expression)
+        try:
+            return self._eval(tree.body)
+        except EvaluationError:
+            raise
+        except RecursionError:
+            raise EvaluationError("the expression is nested too deeply") from None
+        except MemoryError:
+            raise EvaluationError("the result would be too large") from None
+        except Exception as err:  # the expression's own error, e.g. an index out of range
+            raise EvaluationError(f"{type(err).__name__}: {err}") from None
+
+    # ---- nodes -----------------------------------------------------------------------------
+
+    def _eval(self, node: ast.expr) -> Any:
+        method = getattr(self, f"_{type(node).__name__}", None)
+        if method is None:  # parse() admits only nodes with a method below
+            raise EvaluationError(f"{_describe(node)} is not allowed in an expression here")
+        return method(node)
+
+    def _Constant(self, node: ast.Constant) -> Any:
+        return node.value
+
+    def _Name(self, node: ast.Name) -> Any:
+        name = node.id
+        if name not in self.variables:
+            if name in BUILTINS:
+                raise EvaluationError(f"{name} can only be called, e.g. {name}(x)")
+            raise EvaluationError(f"name {name!r} is not a variable at this stop")
+        if name not in self._rebuilt:
+            try:
+                self._rebuilt[name] = rebuild(self.variables[name])
+            except NotALiteral as err:
+                raise EvaluationError(f"{name} cannot be rebuilt: {err}") from None
+        if name not in self.used:
+            self.used.append(name)
+        return self._rebuilt[name]
+
+    def _Tuple(self, node: ast.Tuple) -> Any:
+        return tuple(self._eval(e) for e in node.elts)
+
+    def _List(self, node: ast.List) -> Any:
+        return [self._eval(e) for e in node.elts]
+
+    def _Set(self, node: ast.Set) -> Any:
+        return {self._eval(e) for e in node.elts}
+
+    def _Dict(self, node: ast.Dict) -> Any:
+        result = {}
+        for key, value in zip(node.keys, node.values, strict=True):
+            if key is None:
+                raise EvaluationError("unpacking (**) is not allowed in an expression here")
+            result[self._eval(key)] = self._eval(value)
+        return result
+
+    def _Attribute(self, node: ast.Attribute) -> Any:
+        _check_attribute(node.attr)
+        value = self._eval(node.value)
+        try:
+            return getattr(value, node.attr)
+        except AttributeError:
+            kind = type(value).__name__
+            raise EvaluationError(f"a {kind} has no attribute {node.attr!r}") from None
+
+    def _Subscript(self, node: ast.Subscript) -> Any:
+        value = self._eval(node.value)
+        return value[self._eval(node.slice)]
+
+    def _Slice(self, node: ast.Slice) -> Any:
+        def part(n: ast.expr | None) -> Any:
+            return None if n is None else self._eval(n)
+
+        return slice(part(node.lower), part(node.upper), part(node.step))
+
+    def _UnaryOp(self, node: ast.UnaryOp) -> Any:
+        return _UNARY[type(node.op)](self._eval(node.operand))
+
+    def _BinOp(self, node: ast.BinOp) -> Any:
+        left, right = self._eval(node.left), self._eval(node.right)
+        _check_size(type(node.op), left, right)
+        return _BINARY[type(node.op)](left, right)
+
+    def _BoolOp(self, node: ast.BoolOp) -> Any:
+        value: Any = None
+        for part in node.values:
+            value = self._eval(part)
+            if isinstance(node.op, ast.And) and not value:
+                return value
+            if isinstance(node.op, ast.Or) and value:
+                return value
+        return value
+
+    def _Compare(self, node: ast.Compare) -> Any:
+        left = self._eval(node.left)
+        for op, comparator in zip(node.ops, node.comparators, strict=True):
+            right = self._eval(comparator)
+            if not _COMPARE[type(op)](left, right):
+                return False
+            left = right
+        return True
+
+    def _IfExp(self, node: ast.IfExp) -> Any:
+        return self._eval(node.body) if self._eval(node.test) else self._eval(node.orelse)
+
+    def _Call(self, node: ast.Call) -> Any:
+        _check_call(node)
+        func = self._callee(node.func)
+        args = [self._eval(a) for a in node.args]
+        keywords = {k.arg: self._eval(k.value) for k in node.keywords if k.arg is not None}
+        for value in (*args, *keywords.values()):
+            _check_length(value)
+        return func(*args, **keywords)
+
+    def _callee(self, func: ast.expr) -> Callable[..., Any]:
+        if isinstance(func, ast.Name):
+            return BUILTINS[func.id]
+        method = self._eval(func)
+        if not callable(method):
+            raise EvaluationError(f"{ast.unparse(func)} is not a method")
+        return method
+
+
+def _length(value: Any) -> int:
+    return len(value) if isinstance(value, str | bytes | list | tuple | dict | set) else 1
+
+
+def _check_length(value: Any) -> None:
+    if _length(value) > MAX_ITEMS:
+        raise EvaluationError(f"a value of more than {MAX_ITEMS} items is too large here")
+
+
+def _check_size(op: type[ast.operator], left: Any, right: Any) -> None:
+    """Refuse an operation whose result would be huge, before computing it."""
+    sequences = str | bytes | list | tuple
+    too_large = False
+    if op is ast.Mult:
+        too_large = any(
+            isinstance(seq, sequences) and isinstance(times, int) and len(seq) * times > MAX_ITEMS
+            for seq, times in ((left, right), (right, left))
+        )
+    elif op is ast.Add:
+        too_large = isinstance(left, sequences) and _length(left) + _length(right) > MAX_ITEMS
+    elif op in (ast.Pow, ast.LShift) and isinstance(left, int) and isinstance(right, int):
+        bits = max(abs(left).bit_length(), 1) * right if op is ast.Pow else right
+        too_large = bits > MAX_BITS
+    if too_large:
+        raise EvaluationError("the result would be too large")
+
+
+def truthy(expression: str, variables: Mapping[str, str]) -> bool:
+    """Whether a breakpoint condition holds over a stop's variables."""
+    return bool(Evaluator(variables).evaluate(expression))

@@ -1,0 +1,141 @@
+"""Predicted values: repr texts rebuilt into Python values, their children, how sure they are.
+
+The model writes each variable as a repr text. Where that text is a literal (numbers, strings,
+lists, dicts, tuples, sets...), :func:`rebuild` turns it back into a value with
+:func:`ast.literal_eval`, which never runs code, so the editor can expand containers and the
+evaluator can compute over them. Texts that are not literals (``<object at 0x...>``) stay text.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+MAX_TEXT = 200_000  # longer repr texts are shown, never rebuilt
+SURE = 0.995  # at or above this a value is shown plainly, without a confidence suffix
+CONTAINERS = (list, tuple, dict, set, frozenset)
+
+
+class NotALiteral(ValueError):
+    """A repr text that cannot be rebuilt into a value."""
+
+
+def rebuild(text: str) -> Any:
+    """The value a repr text stands for, if it is a literal; :class:`NotALiteral` otherwise."""
+    if len(text) > MAX_TEXT:
+        raise NotALiteral(f"a value of {len(text)} characters is too long to rebuild")
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise NotALiteral(f"{shorten(text)} is not a literal value") from None
+
+
+def rebuild_or_none(text: str) -> tuple[bool, Any]:
+    """``(True, value)`` for a literal text, ``(False, None)`` for any other."""
+    try:
+        return True, rebuild(text)
+    except NotALiteral:
+        return False, None
+
+
+def shorten(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def type_name(text: str) -> str:
+    """The type of a rebuilt value, or ``object`` for a text that is not a literal."""
+    ok, value = rebuild_or_none(text)
+    return type(value).__name__ if ok else "object"
+
+
+def is_container(value: Any) -> bool:
+    return isinstance(value, CONTAINERS) and len(value) > 0
+
+
+def children(value: Any) -> list[tuple[str, Any, Any]]:
+    """The parts of a container as ``(shown name, key, part)``.
+
+    Sequences are keyed by index, dicts by key (shown as its repr), sets by position (a set has
+    no key; ``key`` is ``None`` then, so such parts can be shown but not addressed).
+    """
+    if isinstance(value, list | tuple):
+        return [(str(i), i, part) for i, part in enumerate(value)]
+    if isinstance(value, dict):
+        return [(repr(k), k, part) for k, part in value.items()]
+    if isinstance(value, set | frozenset):
+        return [(str(i), None, part) for i, part in enumerate(_set_order(value))]
+    return []
+
+
+def _set_order(value: set[Any] | frozenset[Any]) -> list[Any]:
+    try:
+        return sorted(value)
+    except TypeError:
+        return sorted(value, key=repr)
+
+
+def replace_part(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    """A copy of ``value`` with the part at ``path`` (keys from the top) replaced by ``new``.
+
+    Tuples are rebuilt (they cannot be assigned into); a path through a set cannot be followed.
+    """
+    if not path:
+        return new
+    key, rest = path[0], path[1:]
+    if isinstance(value, dict):
+        copy = dict(value)
+        copy[key] = replace_part(value[key], rest, new)
+        return copy
+    if isinstance(value, list | tuple) and isinstance(key, int):
+        items = list(value)
+        items[key] = replace_part(value[key], rest, new)
+        return tuple(items) if isinstance(value, tuple) else items
+    raise NotALiteral(f"a part of a {type(value).__name__} cannot be edited")
+
+
+def part_at(value: Any, path: tuple[Any, ...]) -> Any:
+    """The part of ``value`` at ``path`` (keys from the top)."""
+    for key in path:
+        if key is None or not isinstance(value, list | tuple | dict):
+            raise NotALiteral("that part can no longer be found")
+        try:
+            value = value[key]
+        except (IndexError, KeyError, TypeError):
+            raise NotALiteral("that part can no longer be found") from None
+    return value
+
+
+def percent(p: float) -> str:
+    """A probability as people read it: ``62%``, ``<1%``, ``>99%``."""
+    if p < 0.01:
+        return "<1%"
+    if SURE > p >= 0.99:
+        return ">99%"
+    return f"{p:.0%}"
+
+
+def sureness(p: float | None, edited: bool = False) -> str:
+    """Words for how a value came to be: ``62% sure``, ``set by you``, ``confidence unknown``."""
+    if edited:
+        return "set by you"
+    if p is None:
+        return "confidence unknown"
+    return f"{percent(p)} sure"
+
+
+def shown_value(text: str, p: float | None, edited: bool = False) -> str:
+    """A value as the Variables view shows it: unsure values carry ``  (62% sure)``.
+
+    Sure values (and edits) are shown plainly, so a real run (the oracle) reads like any debugger.
+    """
+    if edited or p is None or p >= SURE:
+        return text
+    return f"{text}  ({sureness(p)})"
+
+
+def strip_sureness(text: str) -> str:
+    """A value typed back by the user, without a confidence suffix copied along with it."""
+    text = text.strip()
+    if text.endswith(" sure)") and "  (" in text:
+        return text[: text.rindex("  (")].rstrip()
+    return text

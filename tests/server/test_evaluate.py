@@ -1,0 +1,80 @@
+"""The safe evaluator and value display, in process: what is computed and what is refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from neural_debugger.server.evaluate import EvaluationError, Evaluator, parse, truthy
+from neural_debugger.server.values import shown_value, strip_sureness
+
+STOP = {"items": "[3, 1, 2]", "result": "[1, 3, 2]", "swaps": "0", "name": "'ab'",
+        "table": "{'a': 1, 'b': (2, 3)}", "thing": "<Node object at 0x7f>"}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("expression", "value"),
+    [
+        ("result[0]", 1),
+        ("len(items)", 3),
+        ("max(result) - min(result)", 2),
+        ("sorted(items, reverse=True)", [3, 2, 1]),
+        ("result[1:]", [3, 2]),
+        ("table['b'][1] * 2", 6),
+        ("'a' in table and swaps == 0", True),
+        ("items.count(3) + name.upper().count('A')", 2),
+        ("sum(items) if swaps else -1", -1),
+        ("abs(-swaps - 4) ** 2", 16),
+        ("repr(name)", "'ab'"),
+        ("(1, 2) < (1, 3) <= (1, 3)", True),
+        ("list(table.items())[0]", ("a", 1)),
+    ],
+)
+def test_expressions_over_predicted_values(expression: str, value: object) -> None:
+    assert Evaluator(STOP).evaluate(expression) == value
+
+
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        ("__import__('os')", "calling '__import__' is not allowed"),
+        ("open('/etc/passwd')", "calling 'open' is not allowed"),
+        ("items.__class__", "names starting with _ are"),
+        ("items.append(4)", "'append' is not available"),
+        ("[x for x in items]", "a comprehension is not allowed"),
+        ("(lambda: 1)()", "a lambda is not allowed"),
+        ("(y := 1)", "assignment (:=) is not allowed"),
+        ("f'{items}'", "an f-string is not allowed"),
+        ("sorted(items, key=len)", "key= needs a function"),
+        ("10 ** 10 ** 9", "too large"),
+        ("'x' * 10 ** 12", "too large"),
+        ("1 << 10 ** 8", "too large"),
+        ("sum([[1], [2]])", "TypeError"),
+        ("result[7]", "IndexError: list index out of range"),
+        ("thing", "thing cannot be rebuilt"),
+        ("missing", "name 'missing' is not a variable at this stop"),
+        ("len", "len can only be called"),
+        ("items[", "not a Python expression"),
+        ("x = 1", "not a Python expression"),
+    ],
+)
+def test_everything_else_is_refused_with_a_reason(expression: str, message: str) -> None:
+    with pytest.raises(EvaluationError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        Evaluator(STOP).evaluate(expression)
+
+
+def test_conditions_and_the_names_they_read() -> None:
+    evaluator = Evaluator(STOP)
+    evaluator.evaluate("swaps + len(result)")
+    assert evaluator.used == ["swaps", "result"]
+    assert truthy("swaps == 0", STOP) and not truthy("swaps > 0", STOP)
+    with pytest.raises(EvaluationError):
+        parse("import os")
+
+
+def test_confidence_is_shown_only_when_unsure_and_stripped_from_edits() -> None:
+    assert shown_value("[1, 2]", 1.0) == "[1, 2]"
+    assert shown_value("[1, 2]", 0.62) == "[1, 2]  (62% sure)"
+    assert shown_value("7", 0.001) == "7  (<1% sure)"
+    assert shown_value("7", 0.2, edited=True) == "7"
+    assert strip_sureness(" [1, 2]  (62% sure) ") == "[1, 2]"
+    assert strip_sureness("'(not sure)'") == "'(not sure)'"

@@ -1,0 +1,201 @@
+"""A whole debug session through ``ndb dap`` over a pipe, with the oracle (exact) backend."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from anyio.abc import Process
+from dap_client import ENTRY, EXAMPLE, DapClient
+
+
+async def test_full_session_on_bubble_sort(stdio_server: tuple[DapClient, Process]) -> None:
+    dap, process = stdio_server
+    capabilities = await dap.ok("initialize", adapterID="ndb", supportsInvalidatedEvent=True)
+    for name in ("supportsConfigurationDoneRequest", "supportsSetVariable", "supportsStepBack"):
+        assert capabilities[name] is True
+    assert capabilities["supportsLogPoints"] is False
+    await dap.ok("launch", program=str(EXAMPLE), entry=ENTRY, backend="oracle")
+    await dap.event("initialized")
+    set_ = await dap.ok(
+        "setBreakpoints",
+        source={"path": str(EXAMPLE)},
+        breakpoints=[{"line": 11}, {"line": 3}, {"line": 11, "condition": "swaps >"}],
+    )
+    verified = [(b["verified"], b.get("message", "")) for b in set_["breakpoints"]]
+    assert verified[0] == (True, "")
+    assert verified[1][0] is False and "does not start a statement" in verified[1][1]
+    assert verified[2][0] is False and "condition refused" in verified[2][1]
+    assert (await dap.ok("setExceptionBreakpoints", filters=[]))["breakpoints"] == []
+    await dap.ok("configurationDone")
+
+    stop = await dap.stopped()
+    assert stop["reason"] == "breakpoint" and stop["threadId"] == 1
+    assert "real run" in stop["description"] and "line 11" in stop["description"]
+    assert stop["hitBreakpointIds"] == [set_["breakpoints"][0]["id"]]
+    threads = (await dap.ok("threads"))["threads"]
+    assert threads == [{"id": 1, "name": "predicted run"}]
+
+    trace = await dap.ok("stackTrace", threadId=1)
+    inner, outer = trace["stackFrames"]
+    assert trace["totalFrames"] == 2
+    assert (inner["name"], inner["line"], inner["column"]) == ("bubble_sort", 11, 1)
+    assert Path(inner["source"]["path"]) == EXAMPLE
+    assert (outer["name"], outer["line"], outer["presentationHint"]) == ("main", 1, "subtle")
+    assert "path" not in outer["source"] and outer["source"]["name"] == "<entry>"
+    wrapper = await dap.ok("source", sourceReference=outer["source"]["sourceReference"])
+    assert wrapper["content"] == f"def main():\n    return {ENTRY}\n"
+
+    variables = await dap.locals(inner["id"])
+    assert variables["swaps"]["value"] == "0"
+    assert variables["swaps"]["type"] == "int · 100% sure"
+    assert variables["swaps"]["variablesReference"] == 0
+    result = variables["result"]
+    assert result["value"] == "[1, 3, 2]" and result["evaluateName"] == "result"
+    parts = await dap.ok("variables", variablesReference=result["variablesReference"])
+    assert [(v["name"], v["value"]) for v in parts["variables"]] == [
+        ("0", "1"),
+        ("1", "3"),
+        ("2", "2"),
+    ]
+    assert parts["variables"][2]["evaluateName"] == "result[2]"
+    outer_scopes = (await dap.ok("scopes", frameId=outer["id"]))["scopes"]
+    assert [s["name"] for s in outer_scopes] == ["Locals (as last seen, line 1)"]
+
+    async def evaluate(expression: str) -> str:
+        answer = await dap.ok("evaluate", expression=expression, frameId=inner["id"])
+        return answer["result"]
+
+    assert await evaluate("result[0]") == "1"
+    assert await evaluate("len(items)") == "3"
+    assert await evaluate("sorted(result)[::-1]") == "[3, 2, 1]"
+    assert await evaluate("swaps + 1 if i == 0 else -1") == "1"
+    refused = await dap.refused("evaluate", expression="__import__('os')", frameId=inner["id"])
+    assert "calling '__import__' is not allowed" in refused
+    assert "not allowed" in await dap.refused("evaluate", expression="result.__class__")
+    assert "not a variable" in await dap.refused("evaluate", expression="nothing + 1")
+
+    await dap.ok("next", threadId=1)
+    stop = await dap.stopped()
+    assert stop["reason"] == "step"
+    assert (await dap.top())["line"] == 8
+    assert (await dap.locals())["swaps"]["value"] == "1"
+    await dap.ok("stepBack", threadId=1)
+    assert (await dap.stopped())["reason"] == "step"
+    assert (await dap.top())["line"] == 11
+    assert (await dap.locals())["swaps"]["value"] == "0"
+    await dap.ok("stepIn", threadId=1)
+    await dap.stopped()
+    assert (await dap.top())["line"] == 8
+
+    # a counterfactual edit: shown at once, marked as the user's; the real run cannot follow it
+    edit = await dap.ok("setVariable", variablesReference=await _locals_ref(dap), name="swaps",
+                        value="5  (62% sure)")  # fmt: skip
+    assert edit["value"] == "5" and edit["type"] == "int · set by you"
+    assert (await dap.event("invalidated"))["body"]["areas"] == ["variables"]
+    after_edit = await dap.locals()
+    assert after_edit["swaps"]["value"] == "5"
+    assert after_edit["items"]["type"] == "list · 100% sure"  # unedited: still the prediction's
+    refs = await _locals_ref(dap)
+    inner_ref = (await dap.locals())["result"]["variablesReference"]
+    part = await dap.ok("setVariable", variablesReference=inner_ref, name="1", value="7")
+    assert part["value"] == "7"
+    assert (await dap.ok("variables", variablesReference=refs))["variables"][1]["value"] == (
+        "[1, 7, 2]"
+    )
+    await dap.ok("next", threadId=1)
+    failed = await dap.stopped()
+    assert failed["reason"] == "pause" and "differs from the real run" in failed["description"]
+    await dap.ok("stepBack", threadId=1)  # back before the edited stop
+    await dap.stopped()
+    assert (await dap.top())["line"] == 11
+
+    await dap.ok("stepIn", threadId=1)
+    await dap.stopped()
+    await dap.ok("stepOut", threadId=1)
+    await dap.stopped()
+    assert (await dap.top())["line"] == 12
+    scopes = (await dap.ok("scopes", frameId=(await dap.top())["id"]))["scopes"]
+    assert scopes[0]["name"] == "Return value" and scopes[0]["presentationHint"] == "returnValue"
+    returned = await dap.ok("variables", variablesReference=scopes[0]["variablesReference"])
+    assert [(v["name"], v["value"]) for v in returned["variables"]] == [("(return)", "[1, 2, 3]")]
+
+    await dap.ok("continue", threadId=1)
+    assert (await dap.event("exited"))["body"] == {"exitCode": 0}
+    await dap.event("terminated")
+    assert "exited" in await dap.refused("next", threadId=1)
+    await dap.ok("disconnect")
+    assert await process.wait() == 0
+
+
+async def _locals_ref(dap: DapClient) -> int:
+    frame = await dap.top()
+    scopes = (await dap.ok("scopes", frameId=frame["id"]))["scopes"]
+    return next(s["variablesReference"] for s in scopes if s["name"] == "Locals")
+
+
+async def test_stop_on_entry_then_conditional_breakpoint_and_reverse_continue(
+    stdio_server: tuple[DapClient, Process],
+) -> None:
+    dap, _ = stdio_server
+    await dap.start(stopOnEntry=True)
+    entry = await dap.stopped()
+    assert entry["reason"] == "entry"
+    top = await dap.top()
+    assert (top["name"], top["line"], top["source"]["name"]) == ("main", 1, "<entry>")
+    await dap.ok(
+        "setBreakpoints",
+        source={"path": str(EXAMPLE)},
+        breakpoints=[{"line": 11, "condition": "swaps == 1"}],
+    )
+    await dap.ok("continue", threadId=1)
+    assert (await dap.stopped())["reason"] == "breakpoint"
+    assert (await dap.locals())["swaps"]["value"] == "1"  # the first hit (swaps 0) was skipped
+    await dap.ok("setBreakpoints", source={"path": str(EXAMPLE)}, breakpoints=[{"line": 11}])
+    await dap.ok("next", threadId=1)
+    await dap.stopped()
+    await dap.ok("next", threadId=1)
+    await dap.stopped()
+    await dap.ok("reverseContinue", threadId=1)
+    assert (await dap.stopped())["reason"] == "breakpoint"
+    assert (await dap.top())["line"] == 11
+    assert (await dap.locals())["swaps"]["value"] == "1"
+    await dap.ok("reverseContinue", threadId=1)  # the hit the condition skipped is in the history
+    await dap.stopped()
+    assert (await dap.locals())["swaps"]["value"] == "0"
+    await dap.ok("reverseContinue", threadId=1)  # no earlier hit: back to the first stop
+    await dap.stopped()
+    assert (await dap.top())["source"]["name"] == "<entry>"
+    assert "first stop" in await dap.refused("stepBack", threadId=1)
+
+
+async def test_exception_stop_and_error_exit(
+    stdio_server: tuple[DapClient, Process], tmp_path: Path
+) -> None:
+    dap, _ = stdio_server
+    program = tmp_path / "ratio.py"
+    program.write_text("def ratio(x):\n    y = x + 1\n    return y // (x - 1)\n")
+    await dap.ok("initialize", adapterID="ndb")
+    await dap.ok("launch", program=str(program), entry="ratio(1)", backend="oracle",
+                 stopOnEntry=True)  # fmt: skip
+    await dap.ok("configurationDone")
+    await dap.stopped()
+    reasons = []
+    for _ in range(5):
+        await dap.ok("stepIn", threadId=1)
+        reasons.append((await dap.stopped())["reason"])
+    assert reasons == ["step", "step", "step", "step", "exception"]
+    info = await dap.ok("exceptionInfo", threadId=1)
+    assert info["exceptionId"] == "ZeroDivisionError" and info["breakMode"] == "always"
+    top = await dap.top()
+    assert (top["name"], top["line"]) == ("ratio", 3)
+    scopes = (await dap.ok("scopes", frameId=top["id"]))["scopes"]
+    assert [s["name"] for s in scopes] == ["Exception", "Locals (as last seen, line 3)"]
+    raised = await dap.ok("variables", variablesReference=scopes[0]["variablesReference"])
+    assert raised["variables"][0]["name"] == "(exception)"
+    assert raised["variables"][0]["value"].startswith("ZeroDivisionError(")
+    assert (await dap.locals())["y"]["value"] == "2"
+    assert "shows no variables to set" in await dap.refused(
+        "setVariable", variablesReference=scopes[1]["variablesReference"], name="y", value="0"
+    )
+    await dap.ok("continue", threadId=1)
+    assert (await dap.event("exited"))["body"] == {"exitCode": 1}

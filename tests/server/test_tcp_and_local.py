@@ -1,0 +1,91 @@
+"""``ndb dap --port``: several clients at once; and a session on the embedded model."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+
+from dap_client import ENTRY, EXAMPLE, DapClient
+
+SURE = re.compile(r" · (<1%|>99%|\d{1,3}%) sure$")
+
+
+async def test_two_clients_each_with_their_own_session(
+    connect: Callable[[], Awaitable[DapClient]],
+) -> None:
+    forward, inverse = await connect(), await connect()
+    await forward.start(breakpoints=(11,))
+    await inverse.start(inverse="[1, 2, 3]")  # an inverse session stops at its return value
+
+    assert (await forward.stopped())["reason"] == "breakpoint"
+    start = await inverse.stopped()
+    assert start["reason"] == "entry" and "backwards" in start["description"]
+    top = await inverse.top()
+    assert top["line"] == 12
+    scopes = (await inverse.ok("scopes", frameId=top["id"]))["scopes"]
+    assert scopes[0]["name"] == "Return value"
+    returned = await inverse.ok("variables", variablesReference=scopes[0]["variablesReference"])
+    assert returned["variables"][0]["value"] == "[1, 2, 3]"
+
+    await inverse.ok("stepOut", threadId=1)  # backwards to the inputs of the call
+    await inverse.stopped()
+    assert (await inverse.top())["line"] == 4
+    assert (await inverse.locals())["items"]["value"] == "[3, 1, 2]"
+    assert (await forward.locals())["items"]["value"] == "[3, 1, 2]"
+    await inverse.ok("disconnect")
+
+    await forward.ok("next", threadId=1)  # the other client's session is untouched
+    await forward.stopped()
+    assert (await forward.top())["line"] == 8
+    await forward.ok("restart")
+    assert (await forward.stopped())["reason"] == "breakpoint"  # breakpoints are kept
+    assert (await forward.locals())["swaps"]["value"] == "0"
+    await forward.ok("continue", threadId=1)
+    await forward.stopped()
+    await forward.ok("continue", threadId=1)
+    assert (await forward.event("exited"))["body"]["exitCode"] == 0
+    await forward.ok("disconnect")
+
+    late = await connect()  # the server outlives its clients
+    assert (await late.ok("initialize", adapterID="ndb"))["supportsStepBack"] is True
+
+
+async def test_local_model_session_shows_confidence(
+    connect: Callable[[], Awaitable[DapClient]],
+) -> None:
+    dap = await connect()
+    await dap.start(backend="local", stopOnEntry=True)
+    assert (await dap.stopped())["reason"] == "entry"
+    seen: dict[str, dict[str, object]] = {}
+    for _ in range(8):  # the shipped model is small: only the shape of its stops is checked
+        await dap.ok("stepIn", threadId=1)
+        found = await dap.next_event("stopped", "exited")
+        if found["event"] == "exited":
+            break
+        assert found["body"]["description"].startswith("Predicted ")
+        frames = (await dap.ok("stackTrace", threadId=1))["stackFrames"]
+        assert frames and all(isinstance(f["line"], int) for f in frames)
+        seen.update(await dap.locals(frames[0]["id"]))
+        if seen:
+            break
+    assert seen, "no stop with variables was predicted"
+    for variable in seen.values():
+        assert SURE.search(str(variable["type"])), variable
+    name, variable = next(iter(seen.items()))
+    answer = await dap.request("evaluate", expression=name)
+    if answer["success"]:  # a predicted text that is a literal: its confidence carries over
+        assert answer["body"]["type"] == variable["type"]
+    else:
+        assert "cannot be rebuilt" in answer["message"]
+
+    # 64 samples a step keep the model busy long enough to be paused mid-prediction
+    slow = {"program": str(EXAMPLE), "entry": ENTRY, "backend": "local", "stopOnEntry": True,
+            "samples": 64, "temperature": 1.0, "seed": 3}  # fmt: skip
+    await dap.ok("restart", arguments=slow)
+    assert (await dap.stopped())["reason"] == "entry"
+    await dap.ok("continue", threadId=1)
+    assert "in progress" in await dap.refused("stackTrace", threadId=1)
+    await dap.ok("pause", threadId=1)
+    paused = await dap.next_event("stopped", "exited")
+    assert paused["event"] == "stopped" and paused["body"]["reason"] == "pause"
+    assert (await dap.top())["line"] == 1  # still the first stop: nothing was half-recorded
