@@ -53,6 +53,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="JSONL with code, input, output, id (default: shared CruxEval)",
     )
     cx.add_argument("--limit", type=int, default=None)
+    cx.add_argument(
+        "--constrained",
+        action="store_true",
+        help="decode under the grammar with the embedded engine, as debug sessions do",
+    )
     cx.add_argument("--out", type=Path, default=None)
     cx.set_defaults(run=run_cruxeval)
 
@@ -81,7 +86,9 @@ def run_cruxeval(args: argparse.Namespace) -> int:
         return 2
     items = cruxeval.load(data, args.limit)
     predict = None
-    if args.backend == "local":
+    if args.backend == "local" and args.constrained:
+        predict = cruxeval.constrained_predictor(args.model)
+    elif args.backend == "local":
         from neural_debugger.model_backend.generate import greedy_state
         from neural_debugger.training.model import load_pretrained
         from neural_debugger.training.tokenizer import load_tokenizer

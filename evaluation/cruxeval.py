@@ -190,3 +190,29 @@ def run(
         "unusable": sum(r["prediction"] is None for r in records),
         "records": records,
     }
+
+
+def constrained_predictor(model_dir: Path) -> Predictor:
+    """The embedded engine's greedy state under the grammar, as a debug session would show it.
+
+    A prediction that runs past the token budget yields its partial text (scored unusable).
+    """
+    from neural_debugger.model_backend.backend import BackendError, DecodeOptions, History
+    from neural_debugger.model_backend.local import LocalSession, load_model
+    from neural_debugger.protocol import parse_prompt
+
+    loaded = load_model(Path(model_dir).resolve())
+
+    def predict(prompt: str) -> str:
+        trajectory, action = parse_prompt(prompt)
+        history = History(trajectory.code, trajectory.states, trajectory.actions)
+        try:
+            return (
+                LocalSession(loaded, history.code)
+                .predict_now(history, action, DecodeOptions())
+                .text
+            )
+        except BackendError as err:
+            return getattr(err, "text", "")
+
+    return predict

@@ -25,6 +25,7 @@ _EXPORTS = {
     "Trajectory": "language",
     "ParseError": "parse",
     "parse_action": "parse",
+    "parse_prompt": "parse",
     "parse_state": "parse",
     "parse_trajectory": "parse",
     "ALL_SPECIAL_TOKENS": "tokens",
@@ -50,6 +51,7 @@ __all__ = [
     "encode_state",
     "encode_step",
     "parse_action",
+    "parse_prompt",
     "parse_state",
     "parse_trajectory",
 ]

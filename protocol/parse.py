@@ -217,3 +217,18 @@ def parse_trajectory(text: str) -> Trajectory:
         return Trajectory(code=code, states=tuple(states), actions=tuple(actions))
     except ValidationError as err:
         raise ParseError("trajectory", 0, str(err.errors()[0].get("msg", err))) from None
+
+
+def parse_prompt(text: str) -> tuple[Trajectory, Action]:
+    """Parse a prediction prompt (as :func:`encode_prompt` writes it): the trajectory so far and
+    the action whose next state is asked for."""
+    body = text.removesuffix(FRAME_SEP)
+    if body == text or not body.endswith("\n\n"):
+        raise ParseError(
+            "layout", len(text), f"a prompt ends with an action, \\n\\n and {FRAME_SEP}"
+        )
+    at = body.rfind("\n" + ACTION_SEP)
+    if at < 0:
+        raise ParseError("action", len(body), "a prompt needs an action to predict from")
+    action = parse_action(body[at + 1 + len(ACTION_SEP) : -2], at + 1 + len(ACTION_SEP))
+    return parse_trajectory(body[:at]), action

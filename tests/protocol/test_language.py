@@ -18,6 +18,7 @@ from neural_debugger.protocol import (
     encode_prompt,
     encode_state,
     parse_action,
+    parse_prompt,
     parse_state,
     parse_trajectory,
 )
@@ -219,3 +220,18 @@ def test_package_exports_are_the_objects_even_after_submodules_were_imported() -
         importlib.import_module(f"neural_debugger.protocol.{module}")
     for name in protocol.__all__:
         assert not isinstance(getattr(protocol, name), types.ModuleType), name
+
+
+@settings(max_examples=150, deadline=None)
+@given(trajectories(), actions())
+def test_prompts_parse_back_to_their_history_and_action(
+    trajectory: Trajectory, action: Action
+) -> None:
+    if trajectory.states[-1].kind.is_exit:
+        return
+    prompt = encode_prompt(trajectory.code, trajectory.states, [*trajectory.actions, action])
+    parsed, asked = parse_prompt(prompt)
+    assert (parsed.states, parsed.actions, asked) == (trajectory.states, trajectory.actions, action)
+    assert parsed.code == trajectory.code
+    with pytest.raises(ParseError):
+        parse_prompt(prompt.removesuffix("<|frame_sep|>"))
