@@ -68,6 +68,7 @@ THREAD_ID = 1
 ENTRY_REFERENCE = 1  # sourceReference of the <entry> wrapper, which has no file
 EXCEPTION_KINDS = (StateKind.EXCEPTION, StateKind.INV_EXCEPTION)
 EXIT_CODES = {StateKind.EXIT_ERROR: 1}
+PROGRESS_AFTER_S = 0.3  # predictions longer than this show a progress notification
 
 Body = dict[str, Any] | None
 FollowUp = Callable[[], Awaitable[None]]
@@ -84,6 +85,10 @@ class Running:
     seq: int
     scope: anyio.CancelScope
     quiet: bool = False  # stopped to restart or end: report nothing
+
+    @property
+    def progress_id(self) -> str:
+        return f"prediction-{self.seq}"
 
 
 class Adapter:
@@ -494,7 +499,10 @@ class Adapter:
         return None
 
     async def _cancel(self, args: CancelArguments) -> Body:
-        if self._running is not None and args.request_id == self._running.seq:
+        running = self._running
+        if running is not None and (
+            args.request_id == running.seq or args.progress_id == running.progress_id
+        ):
             self._stop_running(quiet=False)
         return None
 
@@ -521,14 +529,20 @@ class Adapter:
 
         async def predict() -> None:
             outcome: Stop | str | None = None
+            announced = anyio.Event()
             with running.scope:
-                try:
-                    outcome = await work()
-                except BackendError as err:
-                    outcome = str(err)
-                except Exception as err:  # a bug must not end the session
-                    traceback.print_exc(file=sys.stderr)
-                    outcome = f"internal error: {type(err).__name__}: {err}"
+                async with anyio.create_task_group() as progress:
+                    progress.start_soon(self._announce, running, announced)
+                    try:
+                        outcome = await work()
+                    except BackendError as err:
+                        outcome = str(err)
+                    except Exception as err:  # a bug must not end the session
+                        traceback.print_exc(file=sys.stderr)
+                        outcome = f"internal error: {type(err).__name__}: {err}"
+                    progress.cancel_scope.cancel()
+            if announced.is_set():
+                await self._send(event("progressEnd", {"progressId": running.progress_id}))
             if self._running is running:
                 self._running = None
             if running.quiet:
@@ -542,6 +556,21 @@ class Adapter:
                 await self._report(outcome, reason(outcome))
 
         self._tasks.start_soon(predict)
+
+    async def _announce(self, running: Running, announced: anyio.Event) -> None:
+        """A prediction that takes a while shows as progress the user can cancel."""
+        if not self._client.supports_progress_reporting:
+            return
+        await anyio.sleep(PROGRESS_AFTER_S)
+        body = {
+            "progressId": running.progress_id,
+            "title": "Predicting the next stop",
+            "message": "the model is writing the next state",
+            "requestId": running.seq,
+            "cancellable": True,
+        }
+        announced.set()
+        await self._send(event("progressStart", body))
 
     def _stepped_reason(self, stop: Stop) -> str:
         return "exception" if stop.state.kind in EXCEPTION_KINDS else "step"

@@ -90,6 +90,7 @@ class InitializeArguments(DapModel):
     columns_start_at1: bool = True
     path_format: str | None = None
     supports_invalidated_event: bool = False
+    supports_progress_reporting: bool = False
 
 
 class LaunchArguments(DapModel):

@@ -108,7 +108,12 @@ class DapClient:
 
     async def start(self, *, breakpoints: tuple[int, ...] = (), **launch: Any) -> None:
         """initialize, launch bubble_sort (oracle unless told), breakpoints, configurationDone."""
-        capabilities = await self.ok("initialize", adapterID="ndb", supportsInvalidatedEvent=True)
+        capabilities = await self.ok(
+            "initialize",
+            adapterID="ndb",
+            supportsInvalidatedEvent=True,
+            supportsProgressReporting=True,
+        )
         assert capabilities["supportsStepBack"] is True
         arguments = {"program": str(EXAMPLE), "entry": ENTRY, "backend": "oracle", **launch}
         await self.ok("launch", **arguments)

@@ -89,3 +89,22 @@ async def test_local_model_session_shows_confidence(
     paused = await dap.next_event("stopped", "exited")
     assert paused["event"] == "stopped" and paused["body"]["reason"] == "pause"
     assert (await dap.top())["line"] == 1  # still the first stop: nothing was half-recorded
+
+
+async def test_a_long_prediction_shows_progress_the_user_can_cancel(
+    connect: Callable[[], Awaitable[DapClient]],
+) -> None:
+    dap = await connect()
+    # 64 samples a step keep the model busy for seconds: long enough to show progress
+    await dap.start(backend="local", stopOnEntry=True, samples=64, temperature=1.0, seed=5)
+    assert (await dap.stopped())["reason"] == "entry"
+    continued = await dap.send("stepIn", threadId=1)
+    assert (await dap.response(continued))["success"]
+    started = await dap.event("progressStart")
+    assert started["body"]["cancellable"] and started["body"]["requestId"] == continued
+    await dap.ok("cancel", progressId=started["body"]["progressId"])
+    ended = await dap.event("progressEnd")
+    assert ended["body"]["progressId"] == started["body"]["progressId"]
+    stopped = await dap.next_event("stopped", "exited")
+    assert stopped["event"] == "stopped" and stopped["body"]["reason"] == "pause"
+    assert (await dap.top())["line"] == 1  # still the first stop: nothing was half-recorded
