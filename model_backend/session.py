@@ -200,6 +200,57 @@ class DebugSession:
             self.actions.pop()
         return self._record(state, action, prediction)
 
+    def restart_frame(self, index: int) -> Stop:
+        """Go back through the history to where frame ``index`` of the current stop (0 = the
+        outermost) was entered: its call stop. Nothing is predicted."""
+        frames = self.current.frames
+        if not 0 <= index < len(frames):
+            raise BackendError(f"no frame {index} at this stop")
+        depth = index
+        for back in range(len(self.stops) - 1, -1, -1):
+            stop = self.stops[back]
+            if stop.depth < depth:
+                break  # left the frame: it was entered before the recorded history
+            if stop.depth == depth and stop.state.kind is StateKind.CALL:
+                while len(self.stops) > back + 1:
+                    self.step_back()
+                return self.current
+        raise BackendError("the frame's call is not in the recorded history")
+
+    def goto_targets(self, line: int) -> bool:
+        """Whether the current stop (a line stop) may jump to program ``line``: a statement of
+        its own function."""
+        stop = self.current
+        lines = self.program.lines
+        if self.inverse or stop.state.kind is not StateKind.LINE or stop.line is None:
+            return False
+        if stop.file != self.program.path or not 1 <= line <= len(lines):
+            return False
+        if not lines[line - 1].strip() or lines[line - 1].lstrip().startswith(("def ", "@", "#")):
+            return False
+        return self._source.scope_of(line) == self._source.scope_of(stop.line)
+
+    def goto(self, line: int) -> Stop:
+        """Jump to ``line`` of the current function with the current locals: a counterfactual,
+        like an edited value; later stops are predicted from there."""
+        if not self.goto_targets(line):
+            raise BackendError(
+                f"cannot jump to line {line}: only from a line stop to a statement of its function"
+            )
+        stop = self.current
+        assert stop.locals is not None
+        state = State(
+            kind=StateKind.LINE, src=self.program.lines[line - 1], locals=dict(stop.locals)
+        )
+        action, prediction = stop.action, stop.prediction
+        self.stops.pop()
+        self.states.pop()
+        self._full.pop()
+        self._tracker = self._trackers.pop()
+        if action is not None:
+            self.actions.pop()
+        return self._record(state, action, prediction)
+
     # ---- bookkeeping -----------------------------------------------------------------
 
     def _record(self, state: State, action: Action | None, prediction: Prediction | None) -> Stop:

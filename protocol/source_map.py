@@ -218,8 +218,30 @@ class LineTracker:
                 del self.stack[depth + 1 :]
                 self.stack[depth].line = line
                 return line
+        self._place_caller(scope)
         self.stack.append(Frame(scope, line))
         return line
+
+    def _place_caller(self, callee: Scope | None) -> None:
+        """After a jump into a new frame, put the caller on a line that calls ``callee`` (the
+        first at or after where it stood), rather than leaving it where it was last seen."""
+        if not self.stack or callee is None:
+            return
+        caller = self.stack[-1]
+        if caller.line is None:
+            return
+        start, end = (
+            (caller.scope.start, caller.scope.end) if caller.scope else (1, len(self.source.lines))
+        )
+        call = re.compile(rf"\b{re.escape(callee.name)}\s*\(")
+        sites = [
+            n
+            for n in range(start, end + 1)
+            if call.search(self._text(n)) and self._scope(n) == caller.scope
+        ]
+        later = [n for n in sites if n >= caller.line]
+        if later or sites:
+            caller.line = (later or sites)[0]
 
     def _frame_scope(self, line: int | None, first: bool) -> Scope | None:
         """The scope of a frame opened at ``line``: the function whose header it is, else the

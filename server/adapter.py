@@ -460,7 +460,22 @@ class Adapter:
         return None
 
     async def _step_out(self, args: ThreadArguments) -> Body:
-        self._step(args.thread_id, ActionKind.STEP_RETURN, ActionKind.INV_STEP_CALL)
+        """Forward, as a debugger user knows it: out of the function and into the caller, the
+        return value shown there (two predictions: the return, then the next step)."""
+        session, _ = self._stopped(args.thread_id)
+        if session.inverse:
+            self._step(args.thread_id, ActionKind.STEP_RETURN, ActionKind.INV_STEP_CALL)
+            return None
+        if session.finished:
+            raise RequestError("the program has exited: step back or restart")
+
+        async def out() -> Stop:
+            stop = await session.step(Action(kind=ActionKind.STEP_RETURN))
+            if stop.state.kind is StateKind.RETURN and stop.depth > 0:
+                stop = await session.step(Action(kind=ActionKind.STEP_INTO))
+            return stop
+
+        self._after.append(lambda: self._start(out, self._stepped_reason))
         return None
 
     async def _continue(self, args: ThreadArguments) -> Body:
@@ -532,7 +547,7 @@ class Adapter:
             announced = anyio.Event()
             with running.scope:
                 async with anyio.create_task_group() as progress:
-                    progress.start_soon(self._announce, running, announced)
+                    progress.start_soon(self._announce_progress, running, announced)
                     try:
                         outcome = await work()
                     except BackendError as err:
@@ -557,7 +572,7 @@ class Adapter:
 
         self._tasks.start_soon(predict)
 
-    async def _announce(self, running: Running, announced: anyio.Event) -> None:
+    async def _announce_progress(self, running: Running, announced: anyio.Event) -> None:
         """A prediction that takes a while shows as progress the user can cancel."""
         if not self._client.supports_progress_reporting:
             return

@@ -7,14 +7,20 @@ comparisons, subscripts and slices, reading attributes and methods of plain valu
 starting with ``_``), and a few pure builtins. Anything else (calls of other functions, lambdas,
 comprehensions, imports, assignment) is refused with a message saying what is not allowed.
 ``eval``, ``exec`` and ``compile`` are never used; sizes are bounded so ``10 ** 10 ** 9`` or
-``'x' * 10 ** 12`` are refused instead of exhausting the server.
+``'x' * 10 ** 12`` are refused instead of exhausting the server. Sizes are measured through
+nesting (``[[0] * 10 ** 6] * 10 ** 6`` is a trillion items to show or compare, not a million),
+and the operations that can build far more than they are given (joining, replacing, padding with
+``%``, rounding an integer to a negative number of digits) are checked before they run. Codecs
+are looked up by name and an unknown name makes Python import a module, so only encodings and
+error handlers that need no import are accepted.
 """
 
 from __future__ import annotations
 
 import ast
 import operator
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Mapping, Sized
 from typing import Any
 
 from .values import NotALiteral, rebuild
@@ -22,7 +28,14 @@ from .values import NotALiteral, rebuild
 MAX_EXPRESSION = 2000
 MAX_NODES = 300
 MAX_ITEMS = 1_000_000  # the longest sequence an operator may build
-MAX_BITS = 1_000_000  # the largest integer a power or shift may build
+MAX_BITS = 1_000_000  # the largest integer a power, product or shift may build
+MAX_WIDTH = 10_000  # the widest field or precision a % format may ask for
+# Names that Python's codec machinery resolves without importing anything.
+ENCODINGS = frozenset({"utf-8", "utf8", "ascii", "latin-1", "latin1", "utf-16", "utf-32"})
+ERROR_HANDLERS = frozenset(
+    {"strict", "ignore", "replace", "backslashreplace", "xmlcharrefreplace", "surrogateescape",
+     "surrogatepass"}
+)  # fmt: skip
 
 
 class EvaluationError(ValueError):
@@ -293,7 +306,13 @@ class Evaluator:
         keywords = {k.arg: self._eval(k.value) for k in node.keywords if k.arg is not None}
         for value in (*args, *keywords.values()):
             _check_length(value)
-        return func(*args, **keywords)
+        if isinstance(node.func, ast.Name):
+            _check_arguments(node.func.id, None, args, keywords)
+        else:
+            _check_arguments(node.func.attr, getattr(func, "__self__", None), args, keywords)
+        result = func(*args, **keywords)
+        _check_length(result)  # e.g. repr or hex, each a few times longer than what it is given
+        return result
 
     def _callee(self, func: ast.expr) -> Callable[..., Any]:
         if isinstance(func, ast.Name):
@@ -308,6 +327,35 @@ def _length(value: Any) -> int:
     return len(value) if isinstance(value, str | bytes | list | tuple | dict | set) else 1
 
 
+_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
+
+
+def _weight(value: Any, limit: int) -> int:
+    """How much there is to copy, show or compare in ``value``, through every level of nesting.
+
+    Characters, container items (a part held n times counts n times, as showing it would) and
+    64-bit words of integers. The count stops once past ``limit``, so measuring a value costs
+    no more than the limit, however large the value is.
+    """
+    total, stack = 0, [value]
+    while stack and total <= limit:
+        item = stack.pop()
+        if isinstance(item, str | bytes):
+            total += len(item)
+        elif isinstance(item, int):
+            total += item.bit_length() // 64
+        elif isinstance(item, dict):
+            total += 2 * len(item)
+            if total <= limit:
+                stack.extend(item.keys())
+                stack.extend(item.values())
+        elif isinstance(item, (list, tuple, set, frozenset, *_VIEWS)):
+            total += len(item)
+            if total <= limit:
+                stack.extend(item)
+    return total
+
+
 def _check_length(value: Any) -> None:
     if _length(value) > MAX_ITEMS:
         raise EvaluationError(f"a value of more than {MAX_ITEMS} items is too large here")
@@ -319,16 +367,74 @@ def _check_size(op: type[ast.operator], left: Any, right: Any) -> None:
     too_large = False
     if op is ast.Mult:
         too_large = any(
-            isinstance(seq, sequences) and isinstance(times, int) and len(seq) * times > MAX_ITEMS
+            isinstance(seq, sequences)
+            and isinstance(times, int)
+            and times > 1
+            and _weight(seq, MAX_ITEMS // times) * times > MAX_ITEMS
             for seq, times in ((left, right), (right, left))
         )
+        if isinstance(left, int) and isinstance(right, int):
+            too_large = left.bit_length() + right.bit_length() > MAX_BITS
     elif op is ast.Add:
         too_large = isinstance(left, sequences) and _length(left) + _length(right) > MAX_ITEMS
+    elif op is ast.Mod and isinstance(left, str | bytes):
+        _check_format(left)
     elif op in (ast.Pow, ast.LShift) and isinstance(left, int) and isinstance(right, int):
-        bits = max(abs(left).bit_length(), 1) * right if op is ast.Pow else right
+        if op is ast.Pow:
+            bits = max(abs(left).bit_length(), 1) * right
+        else:
+            bits = abs(left).bit_length() + right
         too_large = bits > MAX_BITS
     if too_large:
         raise EvaluationError("the result would be too large")
+
+
+_FORMAT_FIELD = r"%(?:%|(?:\([^)]*\))?[-#0 +]*(\*|\d*)(?:\.(\*|\d*))?)"
+_FORMAT_FIELDS = (re.compile(_FORMAT_FIELD), re.compile(_FORMAT_FIELD.encode()))
+
+
+def _check_format(template: str | bytes) -> None:
+    """Refuse a % format whose width or precision would pad the result to a huge size."""
+    pattern = _FORMAT_FIELDS[isinstance(template, bytes)]
+    for field in pattern.finditer(template):  # type: ignore[arg-type]
+        for size in field.groups():
+            if size and (size in ("*", b"*") or len(size) > 5 or int(size) > MAX_WIDTH):
+                raise EvaluationError(f"% formats wider than {MAX_WIDTH} are not allowed here")
+
+
+def _check_arguments(
+    name: str, receiver: Any, args: list[Any], keywords: dict[str | None, Any]
+) -> None:
+    """Refuse, before it runs, a call that would build far more than it is given or import.
+
+    ``receiver`` is the value a method belongs to, None for a builtin.
+    """
+    if name == "join" and isinstance(receiver, str | bytes) and args:
+        parts = len(args[0]) if isinstance(args[0], Sized) else 1
+        room = MAX_ITEMS - len(receiver) * parts  # what the separators leave
+        if room < 0 or _weight(args[0], room) > room:
+            raise EvaluationError("the result would be too large")
+    elif name == "replace" and isinstance(receiver, str | bytes) and len(args) >= 2:
+        old, new = args[0], args[1]
+        found = receiver.count(old)
+        if len(args) > 2 and isinstance(args[2], int) and args[2] >= 0:
+            found = min(found, args[2])
+        if len(receiver) + found * (len(new) - len(old)) > MAX_ITEMS:
+            raise EvaluationError("the result would be too large")
+    elif name == "round" and receiver is None:
+        number = args[0] if args else keywords.get("number")
+        digits = args[1] if len(args) > 1 else keywords.get("ndigits")
+        if isinstance(number, int) and isinstance(digits, int) and -digits * 4 > MAX_BITS:
+            raise EvaluationError("the result would be too large")  # it computes 10 ** -digits
+    elif name in ("encode", "decode") or (name == "str" and receiver is None):
+        given = args[1:3] if name == "str" else args[:2]
+        encoding = keywords.get("encoding", given[0] if given else None)
+        errors = keywords.get("errors", given[1] if len(given) > 1 else None)
+        if isinstance(encoding, str) and encoding.lower().replace("_", "-") not in ENCODINGS:
+            allowed = ", ".join(sorted(ENCODINGS))
+            raise EvaluationError(f"encoding {encoding!r} is not available here; only {allowed}")
+        if isinstance(errors, str) and errors not in ERROR_HANDLERS:
+            raise EvaluationError(f"error handler {errors!r} is not available here")
 
 
 def truthy(expression: str, variables: Mapping[str, str]) -> bool:

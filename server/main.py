@@ -28,13 +28,15 @@ class PipeReceiveStream(ByteReceiveStream):
     """Bytes from a file descriptor (standard input), read when the event loop sees data.
 
     Waiting on the descriptor, rather than blocking a worker thread in ``read``, lets the server
-    end cleanly while the client still holds the pipe open. Regular files cannot be waited on,
-    but never block either, so they are read directly.
+    end cleanly while the client still holds the pipe open. Only pipes, sockets and terminals can
+    be waited on; regular files and devices such as ``/dev/null`` never block, so they are read
+    directly.
     """
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
-        self._pollable = not stat.S_ISREG(os.fstat(fd).st_mode)
+        mode = os.fstat(fd).st_mode
+        self._pollable = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)
 
     async def receive(self, max_bytes: int = 65536) -> bytes:
         if self._pollable:

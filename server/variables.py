@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from neural_debugger.model_backend.backend import BackendError
 from neural_debugger.model_backend.session import DebugSession, Stop
-from neural_debugger.protocol import StateKind
+from neural_debugger.protocol import ActionKind, StateKind
 
 from .evaluate import EvaluationError, Evaluator
 from .messages import Scope, Variable, VariablesArguments
@@ -159,12 +159,24 @@ class Inspector:
 
     # ---- scopes and variables ----------------------------------------------------------------
 
+    def valued_stop(self) -> Stop | None:
+        """The stop whose return value (or exception) the top frame shows: the current one, or
+        just after stepping out, the callee's return that led here (as debugpy shows it)."""
+        stops = self.session.stops
+        current = stops[-1]
+        if current.state.value is not None:
+            return current
+        stepped = current.action is not None and current.action.kind is ActionKind.STEP_INTO
+        if stepped and len(stops) > 1 and stops[-2].state.kind is StateKind.RETURN:
+            return stops[-2]
+        return None
+
     def scopes(self, frame: int) -> list[Scope]:
-        current = self.session.current
         found = self.frame_locals(frame)
         scopes = []
-        if frame == 0 and current.state.value is not None:
-            kind = current.state.kind
+        valued = self.valued_stop()
+        if frame == 0 and valued is not None:
+            kind = valued.state.kind
             returned = kind in (StateKind.RETURN, StateKind.INV_RETURN)
             scopes.append(
                 Scope(
@@ -200,12 +212,15 @@ class Inspector:
     def _scope_variables(self, ref: ScopeRef) -> list[Variable]:
         current = self.session.current
         if ref.kind == "value":
-            if current.state.value is None:
+            valued = self.valued_stop()
+            if valued is None or valued.state.value is None:
                 return []
-            raised = current.state.kind in (StateKind.EXCEPTION, StateKind.INV_EXCEPTION)
+            raised = valued.state.kind in (StateKind.EXCEPTION, StateKind.INV_EXCEPTION)
             label = "(exception)" if raised else "(return)"
-            p = current.confidence.value
-            return [self._variable(label, current.state.value, p, False, None, None)]
+            if valued is not current and valued.frames:  # stepped out: name the callee
+                label = f"(return) {valued.frames[-1].name}"
+            p = valued.confidence.value
+            return [self._variable(label, valued.state.value, p, False, None, None)]
         found = self.frame_locals(ref.frame)
         if found is None:
             return []

@@ -152,3 +152,35 @@ def test_ndb_debug_interactive_prompt_takes_pdb_like_commands() -> None:
     assert "-> line at bubble_sort.py:11" in text and "swaps = 0" in text
     assert "#1 bubble_sort at" in text and "  11 -> " in text
     assert "unknown command 'bogus'" in text and "no line 0" in text
+
+
+async def test_restart_frame_and_goto_work_on_the_history() -> None:
+    session = await _oracle()
+    jumped_there = await resume(session, {11})  # one jump: the call is not in the history
+    with pytest.raises(BackendError, match="not in the recorded history"):
+        session.restart_frame(1)
+    session.step_back()
+    stop = await resume(session, {11, 12})  # stepped there: every stop is recorded
+    assert stop.line == jumped_there.line and [f.name for f in stop.frames] == [
+        "main",
+        "bubble_sort",
+    ]
+    entered = session.restart_frame(1)  # back to bubble_sort's call, through the history
+    assert entered.state.kind is StateKind.CALL and entered.line == 4 and entered.depth == 1
+    assert session.restart_frame(0).line == 1 and len(session.stops) == 1
+    with pytest.raises(BackendError, match="no frame 3"):
+        session.restart_frame(3)
+    await resume(session, {11})
+    assert session.goto_targets(12) and not session.goto_targets(15)  # 15: the module's code
+    assert not session.goto_targets(13)  # a blank line
+    jumped = session.goto(12)
+    assert jumped.line == 12 and jumped.state.src == "    return result"
+    assert jumped.locals["swaps"] == "0"
+    with pytest.raises(BackendError, match="differs from the real run"):
+        await session.step(STEP_INTO)  # the oracle cannot follow a jump; a model can
+
+
+async def test_after_a_jump_into_a_function_the_caller_stands_on_the_call() -> None:
+    session = await _oracle()
+    stop = await resume(session, {11})
+    assert [(f.name, f.line) for f in stop.frames] == [("main", 2), ("bubble_sort", 11)]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
 from anyio.abc import Process
-from dap_client import ENTRY, EXAMPLE, DapClient
+from dap_client import ENTRY, EXAMPLE, SERVER, DapClient
 
 
 def framed(body: bytes, length: int | None = None) -> bytes:
@@ -98,3 +99,11 @@ async def test_bad_requests_get_error_responses(
     await dap.ok("terminate")
     await dap.event("terminated")
     await dap.ok("disconnect")
+
+
+def test_an_empty_input_ends_the_server_cleanly() -> None:
+    """End of input at once, from /dev/null (a device) or an empty pipe: a clean exit."""
+    for how in ({"stdin": subprocess.DEVNULL}, {"input": b""}):
+        done = subprocess.run(SERVER, capture_output=True, timeout=60, **how)
+        assert done.returncode == 0, done.stderr.decode()[-2000:]
+        assert b"Traceback" not in done.stderr

@@ -40,7 +40,8 @@ async def test_full_session_on_bubble_sort(stdio_server: tuple[DapClient, Proces
     assert trace["totalFrames"] == 2
     assert (inner["name"], inner["line"], inner["column"]) == ("bubble_sort", 11, 1)
     assert Path(inner["source"]["path"]) == EXAMPLE
-    assert (outer["name"], outer["line"], outer["presentationHint"]) == ("main", 1, "subtle")
+    # the caller stands on its call, though the breakpoint jumped over it
+    assert (outer["name"], outer["line"], outer["presentationHint"]) == ("main", 2, "subtle")
     assert "path" not in outer["source"] and outer["source"]["name"] == "<entry>"
     wrapper = await dap.ok("source", sourceReference=outer["source"]["sourceReference"])
     assert wrapper["content"] == f"def main():\n    return {ENTRY}\n"
@@ -112,12 +113,14 @@ async def test_full_session_on_bubble_sort(stdio_server: tuple[DapClient, Proces
     await dap.ok("stepIn", threadId=1)
     await dap.stopped()
     await dap.ok("stepOut", threadId=1)
-    await dap.stopped()
-    assert (await dap.top())["line"] == 12
-    scopes = (await dap.ok("scopes", frameId=(await dap.top())["id"]))["scopes"]
+    await dap.stopped()  # as debugpy: in the caller, the callee's return value shown there
+    top = await dap.top()
+    assert (top["name"], top["line"], top["source"]["name"]) == ("main", 2, "<entry>")
+    scopes = (await dap.ok("scopes", frameId=top["id"]))["scopes"]
     assert scopes[0]["name"] == "Return value" and scopes[0]["presentationHint"] == "returnValue"
     returned = await dap.ok("variables", variablesReference=scopes[0]["variablesReference"])
-    assert [(v["name"], v["value"]) for v in returned["variables"]] == [("(return)", "[1, 2, 3]")]
+    shown = [(v["name"], v["value"]) for v in returned["variables"]]
+    assert shown == [("(return)", "[1, 2, 3]")]  # main returns on that line at once
 
     await dap.ok("continue", threadId=1)
     assert (await dap.event("exited"))["body"] == {"exitCode": 0}
@@ -199,3 +202,46 @@ async def test_exception_stop_and_error_exit(
     )
     await dap.ok("continue", threadId=1)
     assert (await dap.event("exited"))["body"] == {"exitCode": 1}
+
+
+async def test_breakpoints_set_before_launch_are_verified_by_it(
+    stdio_server: tuple[DapClient, Process],
+) -> None:
+    dap, _ = stdio_server
+    await dap.ok("initialize", adapterID="ndb")
+    early = await dap.ok(
+        "setBreakpoints", source={"path": str(EXAMPLE)}, breakpoints=[{"line": 11}]
+    )
+    assert early["breakpoints"][0]["verified"] is False  # nothing is launched yet
+    await dap.ok("launch", program=str(EXAMPLE), entry=ENTRY, backend="oracle")
+    said = await dap.event("output")
+    assert "oracle" in said["body"]["output"] and said["body"]["category"] != "stderr"
+    changed = await dap.event("breakpoint")
+    assert changed["body"]["reason"] == "changed" and changed["body"]["breakpoint"]["verified"]
+    await dap.event("initialized")
+    await dap.ok("configurationDone")
+    assert (await dap.stopped())["reason"] == "breakpoint"
+
+
+async def test_step_out_lands_in_the_caller_with_the_return_value(
+    stdio_server: tuple[DapClient, Process], tmp_path: Path
+) -> None:
+    dap, _ = stdio_server
+    program = tmp_path / "nested.py"
+    program.write_text(
+        "def inner(x):\n    return x * 2\n\n\ndef outer(y):\n    z = inner(y)\n    return z + 1\n"
+    )
+    await dap.ok("initialize", adapterID="ndb")
+    await dap.ok("launch", program=str(program), entry="outer(3)", backend="oracle")
+    await dap.event("initialized")
+    await dap.ok("setBreakpoints", source={"path": str(program)}, breakpoints=[{"line": 2}])
+    await dap.ok("configurationDone")
+    await dap.stopped()
+    await dap.ok("stepOut", threadId=1)
+    await dap.stopped()
+    top = await dap.top()
+    assert (top["name"], top["line"]) == ("outer", 7)
+    scopes = (await dap.ok("scopes", frameId=top["id"]))["scopes"]
+    returned = await dap.ok("variables", variablesReference=scopes[0]["variablesReference"])
+    assert [(v["name"], v["value"]) for v in returned["variables"]] == [("(return) inner", "6")]
+    assert (await dap.locals())["z"]["value"] == "6"
