@@ -39,11 +39,14 @@ from .messages import (
     DapModel,
     DisconnectArguments,
     EvaluateArguments,
+    GotoArguments,
+    GotoTargetsArguments,
     InitializeArguments,
     LaunchArguments,
     NoArguments,
     Request,
     RestartArguments,
+    RestartFrameArguments,
     ScopesArguments,
     SetBreakpointsArguments,
     SetExceptionBreakpointsArguments,
@@ -133,6 +136,9 @@ class Adapter:
             "stepOut": (ThreadArguments, self._step_out),
             "continue": (ThreadArguments, self._continue),
             "stepBack": (ThreadArguments, self._step_back),
+            "restartFrame": (RestartFrameArguments, self._restart_frame),
+            "gotoTargets": (GotoTargetsArguments, self._goto_targets),
+            "goto": (GotoArguments, self._goto),
             "reverseContinue": (ThreadArguments, self._reverse_continue),
             "pause": (ThreadArguments, self._pause),
             "cancel": (CancelArguments, self._cancel),
@@ -497,6 +503,39 @@ class Adapter:
         except BackendError as err:
             raise RequestError(str(err)) from None
         self._after.append(lambda: self._report(stop, "step"))
+        return None
+
+    async def _restart_frame(self, args: RestartFrameArguments) -> Body:
+        """Back through the history to where the frame was entered (nothing is predicted)."""
+        session, _ = self._stopped()
+        frames = session.current.frames
+        index = len(frames) - args.frame_id  # DAP frame ids count from the innermost, at 1
+        try:
+            stop = session.restart_frame(index)
+        except BackendError as err:
+            raise RequestError(str(err)) from None
+        self._after.append(lambda: self._report(stop, "restart"))
+        return None
+
+    async def _goto_targets(self, args: GotoTargetsArguments) -> Body:
+        session, _ = self._stopped()
+        line = args.line - self._line_base + 1
+        path = args.source.path
+        same = path is not None and same_file(path, session.program.path)
+        if not same or not session.goto_targets(line):
+            return {"targets": []}
+        label = f"Jump to line {line} (a counterfactual: later stops are predicted from there)"
+        return {"targets": [{"id": line, "label": label, "line": self._line(line)}]}
+
+    async def _goto(self, args: GotoArguments) -> Body:
+        """Jump within the function, keeping the locals: like an edited value, the next stops
+        are predicted from the new position."""
+        session, _ = self._stopped(args.thread_id)
+        try:
+            stop = session.goto(args.target_id)
+        except BackendError as err:
+            raise RequestError(str(err)) from None
+        self._after.append(lambda: self._report(stop, "goto"))
         return None
 
     async def _reverse_continue(self, args: ThreadArguments) -> Body:

@@ -168,6 +168,20 @@ class ScopesArguments(DapModel):
     frame_id: StrictInt
 
 
+class RestartFrameArguments(DapModel):
+    frame_id: StrictInt
+
+
+class GotoTargetsArguments(DapModel):
+    source: Source
+    line: StrictInt
+
+
+class GotoArguments(DapModel):
+    thread_id: StrictInt
+    target_id: StrictInt
+
+
 class VariablesArguments(DapModel):
     variables_reference: StrictInt
     filter: Literal["indexed", "named"] | None = None
@@ -221,7 +235,8 @@ class Capabilities(DapModel):
     supports_cancel_request: bool = True
     supports_delayed_stack_trace_loading: bool = True
     supports_function_breakpoints: bool = False
-    supports_goto_targets_request: bool = False
+    supports_goto_targets_request: bool = True
+    supports_restart_frame: bool = True
     supports_completions_request: bool = False
     supports_data_breakpoints: bool = False
     supports_value_formatting_options: bool = False

@@ -245,3 +245,31 @@ async def test_step_out_lands_in_the_caller_with_the_return_value(
     returned = await dap.ok("variables", variablesReference=scopes[0]["variablesReference"])
     assert [(v["name"], v["value"]) for v in returned["variables"]] == [("(return) inner", "6")]
     assert (await dap.locals())["z"]["value"] == "6"
+
+
+async def test_restart_frame_and_goto(stdio_server: tuple[DapClient, Process]) -> None:
+    dap, _ = stdio_server
+    capabilities = await dap.ok("initialize", adapterID="ndb")
+    assert capabilities["supportsRestartFrame"] and capabilities["supportsGotoTargetsRequest"]
+    await dap.ok("launch", program=str(EXAMPLE), entry=ENTRY, backend="oracle", stopOnEntry=True)
+    await dap.event("initialized")
+    await dap.ok("configurationDone")
+    await dap.stopped()
+    for _ in range(4):  # main:2, bubble_sort:4 (the call), 5, 6
+        await dap.ok("stepIn", threadId=1)
+        await dap.stopped()
+    assert (await dap.top())["line"] == 6
+    await dap.ok("restartFrame", frameId=(await dap.top())["id"])
+    assert (await dap.stopped())["reason"] == "restart"
+    assert ((await dap.top())["name"], (await dap.top())["line"]) == ("bubble_sort", 4)
+    for _ in range(2):
+        await dap.ok("stepIn", threadId=1)
+        await dap.stopped()
+    source = {"path": str(EXAMPLE)}
+    assert (await dap.ok("gotoTargets", source=source, line=16))["targets"] == []
+    (target,) = (await dap.ok("gotoTargets", source=source, line=12))["targets"]
+    await dap.ok("goto", threadId=1, targetId=target["id"])
+    assert (await dap.stopped())["reason"] == "goto"
+    assert (await dap.top())["line"] == 12
+    assert (await dap.locals())["result"]["value"] == "[3, 1, 2]"  # the locals came along
+    assert "cannot jump" in await dap.refused("goto", threadId=1, targetId=16)
