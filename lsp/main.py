@@ -30,6 +30,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         default=DEFAULT_MAX_STEPS,
         help=f"predicted steps per annotation (default {DEFAULT_MAX_STEPS})",
     )
+    p.add_argument(
+        "--stdio",
+        action="store_true",
+        help="accepted for LSP clients that pass it; stdio is the only transport",
+    )
     p.set_defaults(run=run)
 
 

@@ -28,6 +28,7 @@ from neural_debugger.protocol import Action, ParseError, parse_state
 from neural_debugger.tracer.program import Program
 
 from .backend import (
+    BackendError,
     BudgetExceeded,
     Confidence,
     DecodeOptions,
@@ -134,8 +135,14 @@ class LocalSession:
             raise
 
     async def aclose(self) -> None:
-        self.ids = []
-        self.cache.truncate(0)
+        """Free the KV cache now (a closed session's memory returns at once)."""
+        await anyio.to_thread.run_sync(self._free)
+
+    def _free(self) -> None:
+        with self._lock:  # after any prediction still running in a worker thread
+            self.ids = []
+            self.cache.keys, self.cache.values = [], []
+            self.cache.capacity = self.cache.length = 0
 
     # ---- the work (in a worker thread) --------------------------------------------------
 
@@ -148,6 +155,8 @@ class LocalSession:
         cancel: threading.Event | None = None,
     ) -> Prediction:
         with self._lock:
+            if self.cache.capacity == 0:
+                raise BackendError("this session is closed")
             prompt = self.prompt_ids(history, action, options.max_new_tokens)
             kinds = INVERSE_KINDS if action.kind.is_inverse else FORWARD_KINDS
             seed = options.seed if options.seed is not None else random.randrange(1 << 31)

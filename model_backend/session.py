@@ -15,7 +15,6 @@ back into full locals, and keeps every stop, so that:
 from __future__ import annotations
 
 import ast
-import copy
 from dataclasses import dataclass, field
 
 from neural_debugger.protocol import Action, ActionKind, State, StateKind
@@ -254,7 +253,7 @@ class DebugSession:
     # ---- bookkeeping -----------------------------------------------------------------
 
     def _record(self, state: State, action: Action | None, prediction: Prediction | None) -> Stop:
-        self._trackers.append(copy.deepcopy(self._tracker))
+        self._trackers.append(self._tracker.snapshot())
         self.states.append(state)
         if action is not None:
             self.actions.append(action)
@@ -271,7 +270,8 @@ class DebugSession:
             full = merged
         self._full.append(full if full is not None else previous)
         file, line = self._where(located.line)
-        frames = tuple(self._frame(n) for n in located.stack)
+        called = state.kind in (StateKind.CALL, StateKind.INV_CALL)
+        frames = self._frames(located.stack, called=called)
         certain = prediction is None
         confidence = Confidence.certain(state) if certain else prediction.confidence
         stop = Stop(
@@ -295,19 +295,45 @@ class DebugSession:
             return str(self.program.path), context_line
         return self.program.location(context_line)
 
-    def _frame(self, context_line: int | None) -> Frame:
-        file, line = self._where(context_line)
-        scope = None
-        if context_line is not None:  # a def line (or its decorators) belongs to its function
-            heads = [sc for sc in self._source.scopes if sc.start <= context_line <= sc.header]
-            scope = heads[-1] if heads else self._source.scope_of(context_line)
-        if file == ENTRY_FILE:
-            name = self.program.wrapper_name
-        elif scope is None:
-            name = "<module>"
-        else:
-            name = scope.name
-        return Frame(name=name, file=file, line=line)
+    def _frames(self, lines: tuple[int | None, ...], called: bool) -> tuple[Frame, ...]:
+        """Name the predicted stack's frames (outermost first) by the code they stand in.
+
+        A call stop stands on its function's ``def`` line: that frame is the function's. A frame
+        standing on the same line as the one below it was opened by that line without a call
+        of a named function: a comprehension, generator expression or lambda.
+        """
+        frames = []
+        for depth, number in enumerate(lines):
+            file, line = self._where(number)
+            innermost = depth == len(lines) - 1
+            if file == ENTRY_FILE:
+                name = self.program.wrapper_name
+            elif depth and number is not None and number == lines[depth - 1]:
+                name = _anonymous(self.code.split("\n")[number - 1])
+            else:
+                name = self._scope_name(number, header=called and innermost)
+            frames.append(Frame(name=name, file=file, line=line))
+        return tuple(frames)
+
+    def _scope_name(self, number: int | None, header: bool) -> str:
+        if number is None:
+            return "<module>"
+        scope = self._source.scope_of(number)
+        if header:  # a def line (or its decorators) belongs to the function it defines
+            heads = [sc for sc in self._source.scopes if sc.start <= number <= sc.header]
+            scope = heads[-1] if heads else scope
+        return "<module>" if scope is None else scope.name
+
+
+def _anonymous(text: str) -> str:
+    """The name Python gives the frame a line opens without calling a named function."""
+    if "lambda" in text:
+        return "<lambda>"
+    if "[" in text and " for " in text:
+        return "<listcomp>"
+    if "{" in text and " for " in text:
+        return "<dictcomp>" if ":" in text.split("{", 1)[1] else "<setcomp>"
+    return "<genexpr>"
 
 
 def parse_action(word: str, program_lines: tuple[str, ...]) -> Action:

@@ -34,6 +34,7 @@ from .language import Action, State
 from .tokens import ActionKind, StateKind
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DEFINES = re.compile(r"\s*(@|(async\s+)?def\s|class\s)")  # a header, not a call
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ class SourceMap:
                     self.scopes.append(Scope(first, node.lineno, end, node.name))
         self.scopes.sort(key=lambda s: (s.start, -s.end))
         self.scope_starts = {s.start: s for s in self.scopes}
+        self._calls: dict[Scope | None, dict[Scope, list[int]]] = {}
 
     def scope_of(self, line: int) -> Scope | None:
         """The innermost function or class whose body holds ``line`` (None: module level).
@@ -83,6 +85,24 @@ class SourceMap:
             ):
                 best = scope
         return best
+
+    def calls_from(self, scope: Scope | None) -> dict[Scope, list[int]]:
+        """The functions that lines directly in ``scope`` (None: module level) call by name,
+        with those lines; headers (``def``, ``class``, decorators) are not calls."""
+        cached = self._calls.get(scope)
+        if cached is not None:
+            return cached
+        start, end = (scope.start, scope.end) if scope else (1, len(self.lines))
+        found: dict[Scope, list[int]] = {}
+        for number in range(start, end + 1):
+            text = self.lines[number - 1]
+            if _DEFINES.match(text) or self.scope_of(number) != scope:
+                continue
+            for target in self.scopes:
+                if re.search(rf"\b{re.escape(target.name)}\s*\(", text):
+                    found.setdefault(target, []).append(number)
+        self._calls[scope] = found
+        return found
 
     def candidates(self, src: str) -> list[int]:
         exact = self.by_text.get(src)
@@ -160,6 +180,11 @@ class LineTracker:
     stack: list[Frame] = field(default_factory=list)
     _pop_pending: bool = False
 
+    def snapshot(self) -> LineTracker:
+        """A copy to return to later (the source map is shared, the frames are copied)."""
+        frames = [Frame(f.scope, f.line) for f in self.stack]
+        return LineTracker(self.source, frames, self._pop_pending)
+
     def locate(self, state: State, action: Action | None = None) -> Located:
         """Locate ``state``, reached by ``action`` from the previous state (None for the first)."""
         kind = state.kind
@@ -223,25 +248,39 @@ class LineTracker:
         return line
 
     def _place_caller(self, callee: Scope | None) -> None:
-        """After a jump into a new frame, put the caller on a line that calls ``callee`` (the
-        first at or after where it stood), rather than leaving it where it was last seen."""
-        if not self.stack or callee is None:
+        """After a jump into a new frame, rebuild the frames in between from the code: the
+        shortest chain of calls from the caller's function to ``callee`` (a line in each function
+        on the way that calls the next by name; the caller's own call at or after where it
+        stood, when it has one). The caller then stands on its call, and the functions the jump
+        went through are on the stack, as a real run shows them."""
+        if not self.stack or callee is None or self.stack[-1].line is None:
             return
         caller = self.stack[-1]
-        if caller.line is None:
+        path = self._call_path(caller.scope, callee, caller.line)
+        if not path:
             return
-        start, end = (
-            (caller.scope.start, caller.scope.end) if caller.scope else (1, len(self.source.lines))
-        )
-        call = re.compile(rf"\b{re.escape(callee.name)}\s*\(")
-        sites = [
-            n
-            for n in range(start, end + 1)
-            if call.search(self._text(n)) and self._scope(n) == caller.scope
-        ]
-        later = [n for n in sites if n >= caller.line]
-        if later or sites:
-            caller.line = (later or sites)[0]
+        caller.line = path[0]
+        for line in path[1:]:
+            self.stack.append(Frame(self._scope(line), line))
+
+    def _call_path(self, start: Scope | None, callee: Scope, near: int) -> list[int]:
+        """Call lines from ``start`` to ``callee``, breadth first, at most four calls deep."""
+        frontier: list[tuple[Scope | None, list[int]]] = [(start, [])]
+        seen = {start}
+        for _ in range(4):
+            following: list[tuple[Scope | None, list[int]]] = []
+            for scope, path in frontier:
+                for target, lines in self.source.calls_from(scope).items():
+                    if target in seen and target != callee:
+                        continue
+                    later = [n for n in lines if n >= near] if not path else lines
+                    line = (later or lines)[0]
+                    if target == callee:
+                        return [*path, line]
+                    seen.add(target)
+                    following.append((target, [*path, line]))
+            frontier = following
+        return []
 
     def _frame_scope(self, line: int | None, first: bool) -> Scope | None:
         """The scope of a frame opened at ``line``: the function whose header it is, else the

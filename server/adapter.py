@@ -164,6 +164,9 @@ class Adapter:
         finally:
             with anyio.CancelScope(shield=True):
                 await self._close_session(busy=self._stop_running(quiet=True))
+            # the adapter refers to itself (its handler table); let go of what is big at once
+            self._session = self._inspector = None
+            self._handlers = {}
 
     async def _send(self, message: dict[str, Any]) -> None:
         await self._writer.send(message)

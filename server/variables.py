@@ -351,7 +351,10 @@ class Inspector:
             value = evaluator.evaluate(expression)
         except EvaluationError as err:
             raise InspectError(str(err)) from None
-        text = repr(value)
+        try:
+            text = repr(value)
+        except ValueError as err:  # e.g. an int past Python's digit limit for str()
+            raise InspectError(f"the result is too large to show: {err}") from None
         marks = [self.confidence(found.index, n) for n in evaluator.used] if found else []
         if not marks:  # literals only: nothing predicted
             plain = self._variable("result", text, 1.0, False, None, None)

@@ -16,7 +16,7 @@ from typing import TypeVar
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
-SERVER = (sys.executable, "-m", "neural_debugger", "lsp")
+SERVER = (sys.executable, "-m", "neural_debugger", "lsp", "--stdio")  # as VS Code starts it
 WAIT = 30.0  # seconds for any one answer; the local model loads in a few
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "bubble_sort.py"
 ENTRY = "bubble_sort([3, 1, 2])"

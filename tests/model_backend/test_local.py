@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from neural_debugger.model_backend.backend import (
+    BackendError,
     BudgetExceeded,
     DecodeOptions,
     History,
@@ -199,3 +200,13 @@ def test_bad_model_folders_give_one_clear_error(tmp_path: Path) -> None:
     (no_tokens / "tokenizer.json").unlink()
     with pytest.raises(ModelFolderError, match=r"no tokenizer\.json"):
         load_model(no_tokens)
+
+
+async def test_a_closed_session_frees_its_cache_and_says_so() -> None:
+    backend = _fresh(LocalEngine())
+    history = History(PROGRAM.context, (first_state(PROGRAM),), ())
+    await backend.predict(history, STEP_INTO, DecodeOptions())
+    await backend.aclose()
+    assert backend.cache.keys == [] and backend.ids == []
+    with pytest.raises(BackendError, match="closed"):
+        await backend.predict(history, STEP_INTO, DecodeOptions())

@@ -184,3 +184,51 @@ async def test_after_a_jump_into_a_function_the_caller_stands_on_the_call() -> N
     session = await _oracle()
     stop = await resume(session, {11})
     assert [(f.name, f.line) for f in stop.frames] == [("main", 2), ("bubble_sort", 11)]
+
+
+NESTED = """def total(xs):
+    s = 0
+    for x in xs:
+        s += x
+    return s
+
+
+def outer(xs):
+    def inner(v):
+        return v * 2
+    doubled = [inner(x) for x in xs]
+    return total(doubled)
+
+
+count = 0
+print(outer([1, 2, 3]))
+count = 0
+print(count)
+"""
+
+
+async def test_stacks_after_jumps_follow_the_calls_in_the_code(tmp_path: Path) -> None:
+    path = tmp_path / "nested.py"
+    path.write_text(NESTED)
+
+    async def at(line: int) -> DebugSession:
+        session = await DebugSession.open(load_program(path), OracleEngine())
+        await resume(session, {line})
+        return session
+
+    def names(session: DebugSession) -> list[tuple[str, int | None]]:
+        return [(f.name, f.line) for f in session.current.frames]
+
+    # the functions in between are rebuilt from the calls in the code, not from def lines
+    deep = await at(4)
+    assert names(deep) == [("<module>", 16), ("outer", 12), ("total", 4)]
+    # a line that defines a function runs in the function around it
+    assert names(await at(9)) == [("<module>", 16), ("outer", 9)]
+    # after the returns, the module goes on from its call, not from an earlier twin line
+    session = await at(5)
+    for _ in range(3):
+        stop = await session.step(Action(kind=ActionKind.STEP_OVER))
+    assert (stop.line, names(session)) == (17, [("<module>", 17)])
+    comprehension = await at(11)
+    await comprehension.step(STEP_INTO)
+    assert names(comprehension)[-1] == ("<listcomp>", 11)

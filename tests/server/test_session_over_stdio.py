@@ -72,6 +72,8 @@ async def test_full_session_on_bubble_sort(stdio_server: tuple[DapClient, Proces
     assert await evaluate("swaps + 1 if i == 0 else -1") == "1"
     refused = await dap.refused("evaluate", expression="__import__('os')", frameId=inner["id"])
     assert "calling '__import__' is not allowed" in refused
+    huge = await dap.refused("evaluate", expression="2 ** 20000", frameId=inner["id"])
+    assert "too large" in huge and "internal error" not in huge
     assert "not allowed" in await dap.refused("evaluate", expression="result.__class__")
     assert "not a variable" in await dap.refused("evaluate", expression="nothing + 1")
 

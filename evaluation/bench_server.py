@@ -1,0 +1,535 @@
+"""Benchmark: the DAP server as an editor sees it, alone and under many clients.
+
+The step latencies of :mod:`.bench_backend` are the model's alone; an editor also pays for the
+server (framing, validation, the event loop) and for the three requests it sends after every
+stop to show it. So everything here goes through a real ``ndb dap --port 0`` process over TCP:
+
+* latency: one client on the embedded model (``local`` backend) steps through each example
+  program; a step is timed from sending ``next`` (or ``stepIn``) to having the new stop's
+  variables (the ``stopped`` event, then ``stackTrace``, ``scopes`` and ``variables``), the
+  measure the debugpy figures below were taken with. The round trip of a cheap request
+  (``threads``) is timed too, for scale;
+* load: many clients at once on one server, each a scripted session on the oracle backend, then
+  the same on the local backend, each with its own entry arguments. Reported: the wall time,
+  step latency under load, the server's peak resident memory (``VmHWM``), and cross-talk
+  checks: every oracle stop must show its own session's values exactly, no stop of any session
+  may show another session's list, and a few local sessions are run again alone afterwards and
+  compared stop by stop (greedy decoding is deterministic per session, so any difference means
+  one session's prediction was affected by another's).
+
+The figures depend on the machine and on what else runs on it; ``machine`` in the results
+records the CPU count and the load average before and after.
+
+``python -m neural_debugger.evaluation.bench_server [--steps N] [--sessions M] [--out PATH]``
+prints a table and writes ``evaluation/results/server_bench.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import itertools
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+from anyio.abc import SocketStream
+
+from neural_debugger.paths import REPOSITORY
+
+# debugpy on this machine kind, for scale: `next` to the new stop's variables (the same
+# measure as here), and one request's round trip.
+DEBUGPY_STEP_MS = 176.0
+DEBUGPY_ROUND_TRIP_MS = 44.0
+
+BUBBLE = REPOSITORY / "examples" / "bubble_sort.py"
+RUNNING = REPOSITORY / "examples" / "running_total.py"
+PROGRAMS = [(BUBBLE, "bubble_sort([5, 2, 9, 1])"), (RUNNING, "running_total([3, 1, 2, 7])")]
+ACTIONS = ["next", "next", "next", "stepIn"]  # mostly next, some stepIn, as an editor user does
+ENTER = ["stepIn", "stepIn"]  # from the entry stop, through the <entry> wrapper into the function
+WAIT = 120.0  # seconds any one message may take, under load included
+START_WAIT = 60.0  # seconds for the server to say which port it listens on
+ALONE_CHECKS = 5  # local sessions re-run alone after the load, to compare their stops
+
+
+class BenchError(Exception):
+    """The server answered with an error, or did not answer in time."""
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def summary(values: list[float]) -> dict[str, float | int]:
+    if not values:
+        return {"count": 0}
+    return {
+        "count": len(values),
+        "median": statistics.median(values),
+        "p95": percentile(values, 0.95),
+        "max": max(values),
+    }
+
+
+# ---- the server process ------------------------------------------------------------------------
+
+
+@dataclass
+class Server:
+    """An ``ndb dap --port 0`` process, the port it reported and where its stderr goes."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    log: Path
+
+    def memory_kb(self) -> dict[str, int]:
+        """Resident memory now (VmRSS) and at its peak since the process started (VmHWM)."""
+        found: dict[str, int] = {}
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                found[key] = int(value.split()[0])
+        return found
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+
+@contextlib.contextmanager
+def server() -> Iterator[Server]:
+    """Start the server, wait for its port, and always stop it (terminate, then kill)."""
+    with tempfile.TemporaryDirectory(prefix="ndb-bench-") as folder:
+        log = Path(folder) / "stderr.txt"
+        with log.open("wb") as sink:
+            command = [sys.executable, "-m", "neural_debugger", "dap", "--port", "0"]
+            process = subprocess.Popen(command, stderr=sink, stdin=subprocess.DEVNULL)
+            try:
+                yield Server(process, _reported_port(log, process), log)
+            finally:
+                process.terminate()
+                try:
+                    process.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+
+
+def _reported_port(log: Path, process: subprocess.Popen[bytes]) -> int:
+    """The port from the server's "listening on HOST:PORT" line on standard error."""
+    deadline = time.monotonic() + START_WAIT
+    while time.monotonic() < deadline:
+        for line in log.read_text(errors="replace").splitlines():
+            if "listening on " in line:
+                return int(line.rsplit(":", 1)[1])
+        if process.poll() is not None:
+            raise BenchError(f"the server exited: {log.read_text(errors='replace')[-2000:]}")
+        time.sleep(0.05)
+    raise BenchError("the server reported no port in time")
+
+
+# ---- a DAP client --------------------------------------------------------------------------------
+
+
+class Client:
+    """One DAP connection: requests answered in order, events kept until asked for.
+
+    It frames messages itself (nothing of the server's transport is reused), and drops
+    ``output`` events, which a long session would otherwise pile up.
+    """
+
+    def __init__(self, stream: SocketStream) -> None:
+        self.stream = stream
+        self._buffer = b""
+        self._seq = 0
+        self._pending: list[dict[str, Any]] = []
+
+    async def send(self, command: str, **arguments: Any) -> int:
+        self._seq += 1
+        message = {"seq": self._seq, "type": "request", "command": command,
+                   "arguments": arguments}  # fmt: skip
+        body = json.dumps(message).encode()
+        await self.stream.send(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        return self._seq
+
+    async def _read(self) -> dict[str, Any]:
+        while b"\r\n\r\n" not in self._buffer:
+            self._buffer += await self.stream.receive()
+        header, self._buffer = self._buffer.split(b"\r\n\r\n", 1)
+        length = next(
+            int(line.split(b":", 1)[1])
+            for line in header.split(b"\r\n")
+            if line.lower().startswith(b"content-length:")
+        )
+        while len(self._buffer) < length:
+            self._buffer += await self.stream.receive()
+        body, self._buffer = self._buffer[:length], self._buffer[length:]
+        return json.loads(body)
+
+    async def _find(self, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        for message in self._pending:
+            if wanted(message):
+                self._pending.remove(message)
+                return message
+        with anyio.fail_after(WAIT):
+            while True:
+                message = await self._read()
+                if wanted(message):
+                    return message
+                if message.get("event") != "output":
+                    self._pending.append(message)
+
+    async def request(self, command: str, **arguments: Any) -> dict[str, Any]:
+        """The body of a successful response; :class:`BenchError` on an error response."""
+        seq = await self.send(command, **arguments)
+        answer = await self._find(lambda m: m["type"] == "response" and m["request_seq"] == seq)
+        if not answer["success"]:
+            raise BenchError(f"{command} failed: {answer.get('message')}")
+        return answer.get("body") or {}
+
+    async def event(self, *names: str) -> dict[str, Any]:
+        return await self._find(lambda m: m["type"] == "event" and m["event"] in names)
+
+    async def launch(self, arguments: dict[str, Any]) -> None:
+        """initialize, launch, configurationDone, and the first stop (stopOnEntry)."""
+        await self.request("initialize", adapterID="ndb", linesStartAt1=True)
+        await self.request("launch", stopOnEntry=True, **arguments)
+        await self.event("initialized")
+        await self.request("configurationDone")
+        await self.event("stopped")
+
+    async def restart(self, arguments: dict[str, Any]) -> None:
+        await self.request("restart", arguments={"stopOnEntry": True, **arguments})
+        await self.event("stopped")
+
+
+@contextlib.asynccontextmanager
+async def connected(port: int) -> AsyncIterator[Client]:
+    stream = await anyio.connect_tcp("127.0.0.1", port)
+    async with stream:
+        yield Client(stream)
+
+
+# ---- one step ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Step:
+    """One timed step and what it showed: the innermost frame's line and its locals."""
+
+    action: str
+    ms: float
+    exited: bool = False
+    reason: str = ""
+    line: int | None = None
+    values: dict[str, str] = field(default_factory=dict)
+
+
+def plain(value: str) -> str:
+    """A variable's value without the "  (62% sure)" a predicted value may carry."""
+    if value.endswith(" sure)") and "  (" in value:
+        return value[: value.rindex("  (")]
+    return value
+
+
+async def step(client: Client, action: str) -> Step:
+    """Send one step and fetch what an editor shows next; the time covers all of it."""
+    start = time.perf_counter()
+    await client.request(action, threadId=1)
+    found = await client.event("stopped", "exited")
+    if found["event"] == "exited":
+        return Step(action, (time.perf_counter() - start) * 1000, exited=True)
+    frames = (await client.request("stackTrace", threadId=1))["stackFrames"]
+    values: dict[str, str] = {}
+    if frames:
+        scopes = (await client.request("scopes", frameId=frames[0]["id"]))["scopes"]
+        shown = next((s for s in scopes if s["name"].startswith("Locals")), None)
+        if shown is not None:
+            found_vars = await client.request(
+                "variables", variablesReference=shown["variablesReference"]
+            )
+            values = {v["name"]: plain(v["value"]) for v in found_vars["variables"]}
+    ms = (time.perf_counter() - start) * 1000
+    line = frames[0]["line"] if frames else None
+    return Step(action, ms, reason=found["body"]["reason"], line=line, values=values)
+
+
+def script() -> Iterator[str]:
+    """The steps of a session from its entry stop: into the function, then as in ACTIONS."""
+    return itertools.chain(ENTER, itertools.cycle(ACTIONS))
+
+
+async def drain_exit(client: Client) -> None:
+    await client.event("terminated")
+
+
+# ---- latency -------------------------------------------------------------------------------------
+
+
+async def latency(port: int, steps: int) -> dict[str, Any]:
+    """One client on the local backend: ``steps`` timed steps per example program."""
+    rows: list[dict[str, Any]] = []
+    first_step_ms: list[float] = []
+    round_trips: list[float] = []
+    for program, entry in PROGRAMS:  # a connection (an editor window) per program
+        async with connected(port) as client:
+            arguments = {"program": str(program), "entry": entry, "backend": "local"}
+            await client.launch(arguments)
+            actions = script()
+            warm = await step(client, next(actions))  # the first prediction warms the engine up
+            first_step_ms.append(warm.ms)
+            for _ in range(steps):
+                if warm.exited:  # the model ended the run: start again, keep counting
+                    await drain_exit(client)
+                    await client.restart(arguments)
+                    actions = script()
+                action = next(actions)
+                warm = done = await step(client, action)
+                rows.append({"program": program.name, "action": action, "ms": done.ms,
+                             "exited": done.exited, "reason": done.reason,
+                             "variables": len(done.values)})  # fmt: skip
+            for _ in range(30):
+                start = time.perf_counter()
+                await client.request("threads")
+                round_trips.append((time.perf_counter() - start) * 1000)
+            await client.request("disconnect")
+    stops = [r["ms"] for r in rows if not r["exited"]]
+    return {
+        "step_ms": summary(stops),
+        "step_ms_by_action": {
+            a: summary([r["ms"] for r in rows if r["action"] == a and not r["exited"]])
+            for a in sorted(set(ACTIONS))
+        },
+        "exits": sum(r["exited"] for r in rows),
+        "first_step_ms": first_step_ms,
+        "round_trip_ms": summary(round_trips),
+        "debugpy_for_scale": {"step_ms": DEBUGPY_STEP_MS, "round_trip_ms": DEBUGPY_ROUND_TRIP_MS},
+        "rows": rows,
+    }
+
+
+# ---- load ----------------------------------------------------------------------------------------
+
+
+def entries(sessions: int, seed: int = 7) -> list[list[int]]:
+    """A different list for every session: no two share a multiset, so a sorted list or a
+    partly sorted one still tells whose it is."""
+    rng = random.Random(seed)
+    choices = rng.sample(list(itertools.combinations(range(1, 40), 4)), sessions)
+    lists = []
+    for chosen in choices:
+        items = list(chosen)
+        while items == sorted(items):
+            rng.shuffle(items)
+        lists.append(items)
+    return lists
+
+
+@dataclass
+class SessionLog:
+    """What one load session saw, per backend."""
+
+    index: int
+    items: list[int]
+    steps: dict[str, list[Step]] = field(default_factory=lambda: {"oracle": [], "local": []})
+    error: str | None = None
+
+
+async def scripted(port: int, index: int, items: list[int], steps: int) -> SessionLog:
+    """One client: oracle session then local session on its own list, ``steps`` steps each."""
+    log = SessionLog(index, items)
+    try:
+        async with connected(port) as client:
+            for backend in ("oracle", "local"):
+                arguments = {"program": str(BUBBLE), "entry": f"bubble_sort({items})",
+                             "backend": backend}  # fmt: skip
+                if backend == "oracle":
+                    await client.launch(arguments)
+                else:
+                    await client.restart(arguments)
+                for action in itertools.islice(script(), steps):
+                    done = await step(client, action)
+                    log.steps[backend].append(done)
+                    if done.exited:
+                        await drain_exit(client)
+                        break
+            await client.request("disconnect")
+    except (BenchError, TimeoutError, OSError, anyio.BrokenResourceError,
+            anyio.EndOfStream) as err:  # fmt: skip
+        log.error = f"{type(err).__name__}: {err}"
+    return log
+
+
+def cross_talk(logs: list[SessionLog]) -> dict[str, int]:
+    """Stops that show another session's list (never allowed), and oracle stops whose own
+    values are wrong (the oracle runs the program: its values are exact)."""
+    owners: dict[str, int] = {}
+    for log in logs:
+        owners[repr(log.items)] = log.index
+        owners[repr(sorted(log.items))] = log.index
+    foreign = own_checked = own_wrong = 0
+    for log in logs:
+        for backend, taken in log.steps.items():
+            for done in taken:
+                for value in done.values.values():
+                    owner = owners.get(value)
+                    foreign += owner is not None and owner != log.index
+                if backend == "oracle" and "items" in done.values:
+                    own_checked += 1
+                    own_wrong += done.values["items"] != repr(log.items)
+                if backend == "oracle" and "result" in done.values:
+                    own_checked += 1  # bubble_sort's working copy: a permutation of its items
+                    own_wrong += sorted(_numbers(done.values["result"])) != sorted(log.items)
+    return {"foreign_values": foreign, "own_values_checked": own_checked,
+            "own_values_wrong": own_wrong}  # fmt: skip
+
+
+def _numbers(text: str) -> list[int]:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return []
+    return value if isinstance(value, list) else []
+
+
+def _backend_summary(logs: list[SessionLog], backend: str) -> dict[str, Any]:
+    taken = [s for log in logs for s in log.steps[backend]]
+    return {
+        "step_ms": summary([s.ms for s in taken if not s.exited]),
+        "steps": len(taken),
+        "exits": sum(s.exited for s in taken),
+    }
+
+
+async def load(srv: Server, sessions: int, steps: int) -> dict[str, Any]:
+    """``sessions`` clients at once, then a few local sessions again alone for comparison."""
+    lists = entries(sessions)
+    idle = srv.memory_kb()
+    done = [SessionLog(i, items) for i, items in enumerate(lists)]
+
+    async def one(i: int) -> None:
+        done[i] = await scripted(srv.port, i, lists[i], steps)
+
+    start = time.perf_counter()
+    async with anyio.create_task_group() as tasks:
+        for i in range(sessions):
+            tasks.start_soon(one, i)
+    wall = time.perf_counter() - start
+    after = srv.memory_kb()
+    again = range(min(ALONE_CHECKS, sessions))
+    alone = [await scripted(srv.port, i, lists[i], steps) for i in again]
+
+    def stops(log: SessionLog) -> list[tuple[int | None, dict[str, str], bool]]:
+        return [(s.line, s.values, s.exited) for s in log.steps["local"]]
+
+    same = sum(stops(a) == stops(done[a.index]) for a in alone if a.error is None)
+    async with connected(srv.port) as probe:  # the server still serves after the load
+        await probe.request("initialize", adapterID="ndb")
+    return {
+        "sessions": sessions,
+        "steps_per_backend": steps,
+        "wall_s": wall,
+        "completed": sum(log.error is None for log in done),
+        "errors": [f"session {log.index}: {log.error}" for log in done if log.error],
+        "oracle": _backend_summary(done, "oracle"),
+        "local": _backend_summary(done, "local"),
+        "cross_talk": cross_talk(done),
+        "local_same_as_alone": {"checked": len(alone), "identical": same},
+        "server_memory_mb": {
+            "rss_before": idle.get("VmRSS", 0) / 1024,
+            "rss_after": after.get("VmRSS", 0) / 1024,
+            "peak": after.get("VmHWM", 0) / 1024,
+        },
+        "server_alive": srv.alive(),
+    }
+
+
+# ---- the run -------------------------------------------------------------------------------------
+
+
+def machine() -> dict[str, Any]:
+    return {
+        "platform": f"{platform.machine()}, {platform.python_implementation()} "
+        f"{platform.python_version()}",
+        "cpus": os.cpu_count(),
+        "load_average": list(os.getloadavg()),
+    }
+
+
+def run(steps: int, sessions: int, load_steps: int) -> dict[str, Any]:
+    result: dict[str, Any] = {"machine_before": machine()}
+    with server() as srv:
+        result["latency"] = anyio.run(latency, srv.port, steps)
+        result["latency"]["server_peak_rss_mb"] = srv.memory_kb().get("VmHWM", 0) / 1024
+    with server() as srv:  # a fresh server, so its peak memory is the load's
+        result["load"] = anyio.run(load, srv, sessions, load_steps)
+    result["machine_after"] = machine()
+    return result
+
+
+def format_table(result: dict[str, Any]) -> str:
+    lat, load_ = result["latency"], result["load"]
+    step_, trip = lat["step_ms"], lat["round_trip_ms"]
+    talk, alone = load_["cross_talk"], load_["local_same_as_alone"]
+    memory = load_["server_memory_mb"]
+    cpus, avg = result["machine_before"]["cpus"], result["machine_before"]["load_average"][0]
+
+    def row(name: str, s: dict[str, Any]) -> str:
+        if not s.get("count"):
+            return f"  {name:<34} no stops"
+        return (f"  {name:<34} median {s['median']:7.1f} ms   p95 {s['p95']:7.1f} ms   "
+                f"({s['count']} stops)")  # fmt: skip
+
+    lines = [
+        f"DAP server over TCP ({cpus} CPUs, load average {avg:.1f} at the start)",
+        "latency, one client, local backend (step = request to the new stop's variables):",
+        row("step", step_),
+        *(row(f"  {a}", s) for a, s in lat["step_ms_by_action"].items()),
+        f"  {'round trip (threads)':<34} median {trip['median']:7.1f} ms   p95 "
+        f"{trip['p95']:7.1f} ms",
+        f"  {'debugpy for scale':<34} step {DEBUGPY_STEP_MS:.0f} ms, round trip "
+        f"{DEBUGPY_ROUND_TRIP_MS:.0f} ms",
+        f"  runs ended by the model: {lat['exits']}; first step (warm-up): "
+        + ", ".join(f"{ms:.0f} ms" for ms in lat["first_step_ms"]),
+        f"load: {load_['sessions']} clients at once on one server, {load_['steps_per_backend']} "
+        f"steps per backend each; {load_['completed']} completed in {load_['wall_s']:.1f} s",
+        row("oracle step under load", load_["oracle"]["step_ms"]),
+        row("local step under load", load_["local"]["step_ms"]),
+        f"  cross-talk: {talk['foreign_values']} values from another session; oracle values "
+        f"wrong {talk['own_values_wrong']}/{talk['own_values_checked']}; local sessions "
+        f"identical to a run alone {alone['identical']}/{alone['checked']}",
+        f"  server memory: {memory['rss_before']:.0f} MB before, peak {memory['peak']:.0f} MB; "
+        f"alive after: {load_['server_alive']}",
+    ]
+    lines += [f"  error: {e}" for e in load_["errors"][:5]]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--steps", type=int, default=30, help="timed steps per example program")
+    parser.add_argument("--sessions", type=int, default=50, help="clients at once in the load")
+    parser.add_argument("--load-steps", type=int, default=6, help="steps per backend per client")
+    parser.add_argument(
+        "--out", type=Path, default=REPOSITORY / "evaluation" / "results" / "server_bench.json"
+    )
+    args = parser.parse_args()
+    result = run(args.steps, args.sessions, args.load_steps)
+    print(format_table(result))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,216 @@
+"""Many clients at once on one ``ndb dap --port`` server, and clients that vanish mid-prediction.
+
+Over TCP every connection has its own adapter and session while the engines are shared, so
+the failures that matter are a stop reaching the wrong client, a session that never completes
+when others are busy, and one client's abrupt exit (mid-prediction, mid-message) taking the
+server or the shared engine down with it. Each session here debugs the same program on its own
+list, chosen so that no other session's list (sorted or not) can be mistaken for it.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import json
+import os
+import random
+import subprocess
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from anyio.abc import SocketStream
+from dap_client import EXAMPLE, SERVER, WAIT, DapClient
+
+SESSIONS = 20
+SCRIPT = ["stepIn", "stepIn", "next", "next", "next", "stepIn", "next"]  # entry -> bubble_sort
+BUDGET = 30.0  # seconds for all the sessions together
+IDLE_CPU_S = 0.2  # CPU seconds an idle server may use in one second
+
+
+def own_lists(count: int) -> list[list[int]]:
+    """Lists of four numbers, no two with the same numbers, none already sorted."""
+    rng = random.Random(11)
+    lists = []
+    for chosen in rng.sample(list(itertools.combinations(range(1, 40), 4)), count):
+        items = list(chosen)
+        while items == sorted(items):
+            rng.shuffle(items)
+        lists.append(items)
+    return lists
+
+
+async def scripted_session(dap: DapClient, items: list[int]) -> list[dict[str, str]]:
+    """An oracle session on ``bubble_sort(items)``: the locals shown at each stop of SCRIPT."""
+    await dap.start(entry=f"bubble_sort({items})", stopOnEntry=True)
+    assert (await dap.stopped())["reason"] == "entry"
+    seen = []
+    for action in SCRIPT:
+        await dap.ok(action, threadId=1)
+        found = await dap.next_event("stopped", "exited")
+        assert found["event"] == "stopped", (items, action, found)
+        seen.append({name: v["value"] for name, v in (await dap.locals()).items()})
+    await dap.ok("disconnect")
+    return seen
+
+
+def check_own_values(items: list[int], seen: list[dict[str, str]], others: set[str]) -> None:
+    """Every stop shows this session's values (the oracle's are exact), none of another's."""
+    assert len(seen) == len(SCRIPT)
+    inside = seen[1:]  # after the second stepIn the stop is in bubble_sort
+    assert all(stop.get("items") == repr(items) for stop in inside), (items, seen)
+    for stop in inside:
+        if "result" in stop:  # the working copy: a permutation of this session's list
+            assert sorted(ast.literal_eval(stop["result"])) == sorted(items), (items, stop)
+    for stop in seen:
+        assert not others & set(stop.values()), (items, stop)
+
+
+def reprs(lists: list[list[int]]) -> set[str]:
+    return {repr(items) for items in lists} | {repr(sorted(items)) for items in lists}
+
+
+async def test_many_clients_at_once_each_see_only_their_own_session(
+    connect: Callable[[], Awaitable[DapClient]],
+) -> None:
+    lists = own_lists(SESSIONS)
+    results: dict[int, list[dict[str, str]]] = {}
+
+    async def one(index: int) -> None:
+        results[index] = await scripted_session(await connect(), lists[index])
+
+    with anyio.fail_after(BUDGET):
+        async with anyio.create_task_group() as tasks:
+            for index in range(SESSIONS):
+                tasks.start_soon(one, index)
+    assert sorted(results) == list(range(SESSIONS)), "every session completes"
+    for index, seen in results.items():
+        others = reprs(lists[:index] + lists[index + 1 :])
+        check_own_values(lists[index], seen, others)
+
+
+async def _abandon(port: int, messages: list[bytes]) -> None:
+    """A client that sends ``messages`` and closes its socket at once, reading nothing."""
+    stream = await anyio.connect_tcp("127.0.0.1", port)
+    for message in messages:
+        await stream.send(message)
+    await stream.aclose()
+
+
+def _framed(seq: int, command: str, **arguments: Any) -> bytes:
+    message = {"seq": seq, "type": "request", "command": command, "arguments": arguments}
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+@dataclass
+class Served:
+    """A server of this module's own: its port, and its process (for its CPU time)."""
+
+    port: int
+    process: subprocess.Popen[bytes]
+    streams: list[SocketStream]
+
+    async def client(self) -> tuple[SocketStream, DapClient]:
+        stream = await anyio.connect_tcp("127.0.0.1", self.port)
+        self.streams.append(stream)
+        return stream, DapClient(stream, stream)
+
+    def cpu_seconds(self) -> float:
+        """User and system time of the server process so far (Linux /proc)."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.fixture
+async def served(tmp_path: Path) -> AsyncIterator[Served]:
+    """``ndb dap --port 0`` with its process at hand, stopped (and its clients closed) after."""
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("reads the server's CPU time from /proc")
+    log_path = tmp_path / "stderr.txt"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen([*SERVER, "--port", "0"], stderr=log)
+        found = Served(0, process, [])
+        try:
+            deadline = time.monotonic() + WAIT
+            while not found.port and time.monotonic() < deadline:
+                for line in log_path.read_text().splitlines():
+                    if "listening on 127.0.0.1:" in line:
+                        found.port = int(line.rsplit(":", 1)[1])
+                assert process.poll() is None, log_path.read_text()
+                await anyio.sleep(0.05)
+            assert found.port, f"the server reported no port: {log_path.read_text()}"
+            yield found
+        finally:
+            for stream in found.streams:
+                await stream.aclose()
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+async def test_clients_gone_mid_prediction_leave_the_server_serving(served: Served) -> None:
+    # Clients start long predictions on the shared model and vanish: one closes right after
+    # sending `continue`, one right after `stepIn`, one once its prediction is known to be under
+    # way. 64 samples at temperature 3 keep a step busy for seconds (until the token budget).
+    slow = {"entry": "bubble_sort([9, 8, 7, 6, 5, 4, 3, 2, 1])", "backend": "local",
+            "stopOnEntry": True, "samples": 64, "temperature": 3.0, "seed": 1,
+            "maxTokens": 8192}  # fmt: skip
+    gone: list[tuple[SocketStream, DapClient]] = []
+    for _ in range(3):
+        stream, dap = await served.client()
+        await dap.start(**slow)
+        assert (await dap.stopped())["reason"] == "entry"
+        gone.append((stream, dap))
+    await gone[0][1].send("continue", threadId=1)
+    await gone[1][1].send("stepIn", threadId=1)
+    await gone[2][1].ok("stepIn", threadId=1)
+    assert "in progress" in await gone[2][1].refused("stackTrace", threadId=1)
+    for stream, _ in gone:
+        await stream.aclose()
+
+    # Clients that send half a message, or requests that start a prediction, then go.
+    await _abandon(served.port, [b'Content-Length: 500\r\n\r\n{"seq": 1, '])
+    await _abandon(served.port, [b"Content-Len"])
+    await _abandon(served.port, [_framed(1, "initialize", adapterID="ndb"),
+                                 _framed(2, "launch", program=str(EXAMPLE), backend="local",
+                                         entry="bubble_sort([3, 1])", stopOnEntry=True),
+                                 _framed(3, "configurationDone"),
+                                 _framed(4, "continue", threadId=1)])  # fmt: skip
+
+    # Their predictions stop: the server goes idle (left running, they would keep it busy
+    # for seconds: about 0.8 CPU seconds a second on two shared cores, measured).
+    await anyio.sleep(0.5)  # a worker thread stops at its next token
+    before = served.cpu_seconds()
+    await anyio.sleep(1.0)
+    assert served.cpu_seconds() - before < IDLE_CPU_S
+
+    # The server still serves: oracle sessions at once, and the shared model still predicts.
+    lists = own_lists(4)
+    results: dict[int, list[dict[str, str]]] = {}
+
+    async def one(index: int) -> None:
+        results[index] = await scripted_session((await served.client())[1], lists[index])
+
+    with anyio.fail_after(BUDGET):
+        async with anyio.create_task_group() as tasks:
+            for index in range(len(lists)):
+                tasks.start_soon(one, index)
+        _, local = await served.client()
+        await local.start(backend="local", stopOnEntry=True)
+        assert (await local.stopped())["reason"] == "entry"
+        await local.ok("stepIn", threadId=1)
+        found = await local.next_event("stopped", "exited")
+        assert found["event"] == "stopped", found
+        assert found["body"]["description"].startswith("Predicted ")
+    assert sorted(results) == list(range(len(lists)))
+    for index, seen in results.items():
+        check_own_values(lists[index], seen, reprs(lists[:index] + lists[index + 1 :]))
+    assert served.process.poll() is None

@@ -1,0 +1,43 @@
+// F5 and launch.json: a configuration for the active Python file when there is none, the
+// settings' backend and model filled in, the configuration checked, then the interpreter.
+import * as vscode from 'vscode';
+import { applySettings, configForFile, isEmptyConfig, NeuralConfig, validate } from './core/debugConfig';
+import { checkPrerequisites } from './adapter';
+import { sessionSettings } from './settings';
+
+export class NeuralConfigurationProvider implements vscode.DebugConfigurationProvider {
+  resolveDebugConfiguration(
+    folder: vscode.WorkspaceFolder | undefined,
+    debugConfiguration: vscode.DebugConfiguration,
+  ): vscode.DebugConfiguration | undefined {
+    let config = debugConfiguration as NeuralConfig;
+    if (isEmptyConfig(config)) {
+      const editor = vscode.window.activeTextEditor;
+      if (!editor || editor.document.languageId !== 'python') {
+        void vscode.window.showErrorMessage(
+          'Neural Debugger: open a Python file to debug it, or add a "neural-python" configuration to launch.json.',
+        );
+        return undefined;
+      }
+      const file = editor.document.uri;
+      const owner = vscode.workspace.getWorkspaceFolder(file) ?? folder;
+      config = configForFile(file.fsPath, owner?.uri.fsPath);
+    }
+    return applySettings(config, sessionSettings(folder));
+  }
+
+  async resolveDebugConfigurationWithSubstitutedVariables(
+    folder: vscode.WorkspaceFolder | undefined,
+    debugConfiguration: vscode.DebugConfiguration,
+  ): Promise<vscode.DebugConfiguration | undefined> {
+    const config = debugConfiguration as NeuralConfig;
+    const problems = validate(config);
+    if (problems.length > 0) {
+      void vscode.window.showErrorMessage(
+        `Neural Debugger: the launch configuration "${config.name}" cannot start. ${problems.join(' ')}`,
+      );
+      return undefined;
+    }
+    return (await checkPrerequisites(config, folder)) ? debugConfiguration : undefined;
+  }
+}
