@@ -4,7 +4,9 @@ All figures come from one run on one machine, so their ratios are comparable:
 
 * a 30-step debug session (greedy, the shipped model) on each example program; every step is
   timed as a session takes it (the cache keeps the code and history), then the same step is
-  timed from scratch (a fresh cache: the code and history are encoded again);
+  timed from scratch (a fresh cache: the code and history are encoded again), and whether both
+  wrote the same state is counted (they can differ only where two tokens score the same within
+  floating-point noise);
 * decoding speed: one forward pass for one token on a warm cache, as tokens per second, against
   the machine's bound for this model (bytes of weights read per token / memory bandwidth,
   bandwidth measured here with a large array copy);
@@ -69,7 +71,6 @@ async def _session_steps(engine: LocalEngine, path: str, entry: str, steps: int)
         start = time.perf_counter()
         again = fresh.predict_now(history, action, DecodeOptions())
         scratch = time.perf_counter() - start
-        assert again.state == stop.state, "re-encoding must predict the same state"
         prediction = stop.prediction
         assert prediction is not None
         rows.append(
@@ -81,6 +82,7 @@ async def _session_steps(engine: LocalEngine, path: str, entry: str, steps: int)
                 "generated": prediction.generated,
                 "forced": prediction.forced,
                 "variables": len(stop.locals or {}),
+                "same_as_reencoded": again.state == stop.state,
             }
         )
     return rows
@@ -136,6 +138,7 @@ def run(steps: int) -> dict:
             },
             "re_encoded": {"median": statistics.median(scratch), "p95": _percentile(scratch, 0.95)},
             "speedup_median": statistics.median(scratch) / statistics.median(incremental),
+            "same_state_as_reencoded": sum(r["same_as_reencoded"] for r in rows),
             "debugpy_median_for_scale": DEBUGPY_MS,
         },
         "tokens": {
@@ -168,7 +171,8 @@ def format_table(result: dict) -> str:
             f"  step latency, incremental cache: median {inc['median']:.1f} ms, "
             f"p95 {inc['p95']:.1f} ms",
             f"  step latency, re-encoded:        median {enc['median']:.1f} ms, "
-            f"p95 {enc['p95']:.1f} ms  ({step['speedup_median']:.1f}x slower)",
+            f"p95 {enc['p95']:.1f} ms  ({step['speedup_median']:.1f}x slower); same state "
+            f"{step['same_state_as_reencoded']}/{result['steps']}",
             f"  debugpy for scale:               median {step['debugpy_median_for_scale']:.0f} ms",
             f"  tokens per step: prompt {tokens['prompt_median']:.0f}, generated "
             f"{tokens['generated_median']:.0f}, forced share {tokens['forced_share']:.0%}, "
