@@ -30,9 +30,16 @@ from neural_debugger.model_backend.session import DebugSession, Stop
 from neural_debugger.protocol import Action, ActionKind, StateKind
 from neural_debugger.tracer.program import ENTRY_FILE
 
-from .breakpoints import BreakpointTable, LineBreakpoint, continue_to, reverse_to, same_file
+from .breakpoints import (
+    BreakpointTable,
+    LineBreakpoint,
+    continue_to,
+    reverse_to,
+    same_file,
+)
 from .launch import EnginePool, LaunchError, describe_backend, open_session
 from .messages import (
+    EXCEPTION_FILTERS,
     Breakpoint,
     CancelArguments,
     Capabilities,
@@ -305,7 +312,8 @@ class Adapter:
             await self._report(self._session.current, "entry")
             return
         session = self._session
-        await self._start(lambda: continue_to(session, self._breakpoints), self._continued_reason)
+        table, log = self._breakpoints, self._log_point
+        await self._start(lambda: continue_to(session, table, log=log), self._continued_reason)
 
     async def _restart(self, args: RestartArguments) -> Body:
         launch = args.arguments or self._launch
@@ -357,9 +365,16 @@ class Adapter:
         return {"breakpoints": [bp.dump() for bp in made]}
 
     async def _set_exceptions(self, args: SetExceptionBreakpointsArguments) -> Body:
-        refused = "exception breakpoints are not supported (stops on exceptions show anyway)"
-        made = [Breakpoint(id=0, verified=False, message=refused) for _ in args.filters]
+        known = {f["filter"] for f in EXCEPTION_FILTERS}
+        self._breakpoints.filters = set(args.filters) & known
+        made = [
+            Breakpoint(id=0, verified=f in known, message=None if f in known else "unknown filter")
+            for f in args.filters
+        ]
         return {"breakpoints": [bp.dump() for bp in made]}
+
+    async def _log_point(self, text: str) -> None:
+        await self._output(text)
 
     async def _threads(self, args: NoArguments) -> Body:
         threads = [Thread(id=THREAD_ID, name="predicted run")] if self._session else []
@@ -495,7 +510,7 @@ class Adapter:
         if session.finished:
             raise RequestError("the program has exited: step back or restart")
         table = self._breakpoints
-        work = lambda: continue_to(session, table)  # noqa: E731
+        work = lambda: continue_to(session, table, log=self._log_point)  # noqa: E731
         self._after.append(lambda: self._start(work, self._continued_reason))
         return {"allThreadsContinued": True}
 

@@ -1,25 +1,71 @@
 """Line breakpoints: which are verified, which conditions hold, and moving between them.
 
 A breakpoint is verified when its line starts a statement of the launched program (the model can
-only stop on such lines). Conditions are checked when set (parsed by the safe evaluator) and
-evaluated over the *predicted* variables of a stop, so a conditional breakpoint is only as right
-as the predictions it reads. Breakpoints may be set before a launch; they are verified then.
+only stop on such lines). Conditions, hit counts (``5``, ``>= 3``, ``% 2``) and log messages
+(``total is {total}``) are checked when set (parsed by the safe evaluator) and evaluated over the
+*predicted* variables of a stop, so they are only as right as the predictions they read. A log
+point writes its message and goes on instead of stopping. Breakpoints may be set before a
+launch; they are verified then.
+
+Exception filters: ``raised`` stops at every predicted exception (continuing then steps one
+event at a time, since a jump would pass over them); ``uncaught`` stops at the predicted
+exception that ends the run, found by stepping again from the last stop when a continue
+predicts an error exit.
 """
 
 from __future__ import annotations
 
 import ast
 import os
+import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from neural_debugger.model_backend.backend import BackendError, DecodeOptions
 from neural_debugger.model_backend.session import DebugSession, Stop, resume
+from neural_debugger.protocol import Action, ActionKind, StateKind
 from neural_debugger.tracer.program import Program
 
 from .evaluate import EvaluationError, parse, truthy
 from .messages import Breakpoint, Source, SourceBreakpoint
 
 MAX_SKIPS = 200  # breakpoint hits whose condition is false, before giving up
+MAX_STEPS = 500  # predictions while stepping to an exception
+_HIT = re.compile(r"^\s*(==|>=|>|<=|<|%)?\s*(\d+)\s*$")
+_FIELD = re.compile(r"\{([^{}]+)\}")
+Log = Callable[[str], Awaitable[None]]
+
+
+def hit_rule(text: str) -> Callable[[int], bool]:
+    """A hit condition as VS Code writes them: ``5`` (the 5th hit), ``>= 3``, ``% 2``..."""
+    match = _HIT.match(text)
+    if match is None:
+        raise ValueError(f"hit count {text!r}: write N, == N, > N, >= N, < N, <= N or % N")
+    op, n = match.group(1) or "==", int(match.group(2))
+    if op == "%" and n == 0:
+        raise ValueError("hit count % 0 never holds")
+    rules: dict[str, Callable[[int], bool]] = {
+        "==": lambda k: k == n,
+        ">": lambda k: k > n,
+        ">=": lambda k: k >= n,
+        "<": lambda k: k < n,
+        "<=": lambda k: k <= n,
+        "%": lambda k: k % n == 0,
+    }
+    return rules[op]
+
+
+def format_log(message: str, variables: dict[str, str]) -> str:
+    """A log message with each ``{expression}`` evaluated over the predicted variables."""
+    from .evaluate import Evaluator
+
+    def field(match: re.Match[str]) -> str:
+        try:
+            return repr(Evaluator(variables).evaluate(match.group(1)))
+        except (EvaluationError, ValueError) as err:
+            return f"<{err}>"
+
+    return _FIELD.sub(field, message)
 
 
 @dataclass
@@ -31,6 +77,9 @@ class LineBreakpoint:
     unsupported: str | None = None  # why a part of the request cannot be honoured
     verified: bool = False
     message: str | None = None
+    hit_condition: str | None = None
+    log_message: str | None = None
+    hits: int = 0  # times reached with its condition holding, this launch
 
     def as_dap(self, line_base: int) -> Breakpoint:
         return Breakpoint(
@@ -56,6 +105,7 @@ class BreakpointTable:
     """The breakpoints of one client, by source file, as last set."""
 
     def __init__(self) -> None:
+        self.filters: set[str] = set()
         self._by_path: dict[str, list[LineBreakpoint]] = {}
         self._next_id = 1
         self._program: Program | None = None
@@ -66,8 +116,12 @@ class BreakpointTable:
         made = []
         for asked in requested:
             bp = LineBreakpoint(self._next_id, path, asked.line + 1 - line_base, asked.condition)
-            if asked.hit_condition or asked.log_message:
-                bp.unsupported = "hit counts and log points are not supported"
+            bp.hit_condition, bp.log_message = asked.hit_condition, asked.log_message
+            if bp.hit_condition:
+                try:
+                    hit_rule(bp.hit_condition)
+                except ValueError as err:
+                    bp.unsupported = str(err)
             self._next_id += 1
             self._verify(bp)
             made.append(bp)
@@ -81,6 +135,7 @@ class BreakpointTable:
         changed = []
         for bps in self._by_path.values():
             for bp in bps:
+                bp.hits = 0
                 before = (bp.verified, bp.message)
                 self._verify(bp)
                 if (bp.verified, bp.message) != before:
@@ -117,6 +172,31 @@ class BreakpointTable:
             if bp.verified and same_file(bp.path, self._program.path)
         }
 
+    def _at(self, stop: Stop, program: Program) -> LineBreakpoint | None:
+        if not self.on_breakpoint(stop, program):
+            return None
+        return next(
+            bp
+            for bps in self._by_path.values()
+            for bp in bps
+            if bp.verified and bp.line == stop.line and same_file(bp.path, program.path)
+        )
+
+    def decide(self, stop: Stop, program: Program) -> tuple[bool, str | None]:
+        """At a stop that reached a breakpoint: whether to stop there, and a log line to write.
+
+        Counts the hit when the condition holds; a log point never stops.
+        """
+        bp = self._at(stop, program)
+        if bp is None or self.hit(stop, program) is False:
+            return False, None
+        bp.hits += 1
+        if bp.hit_condition and not hit_rule(bp.hit_condition)(bp.hits):
+            return False, None
+        if bp.log_message is not None:
+            return False, format_log(bp.log_message, stop.locals or {})
+        return True, None
+
     def on_breakpoint(self, stop: Stop, program: Program) -> bool:
         """Whether ``stop`` is on the line of an active breakpoint (condition aside)."""
         if stop.exited or stop.file is None or not same_file(stop.file, program.path):
@@ -152,20 +232,70 @@ class BreakpointTable:
 
 
 async def continue_to(
-    session: DebugSession, table: BreakpointTable, options: DecodeOptions | None = None
+    session: DebugSession,
+    table: BreakpointTable,
+    options: DecodeOptions | None = None,
+    log: Log | None = None,
 ) -> Stop:
-    """Continue to the next breakpoint whose condition holds (or to the end).
+    """Continue to the next breakpoint that stops (condition, hit count) or to the end.
 
-    Each hit is one runtime :func:`resume`; a hit whose condition is false is resumed again.
+    Each hit is one runtime :func:`resume`; a hit that does not stop (a false condition, a hit
+    count not reached, a log point) is resumed again. With the ``raised`` filter the session
+    steps one event at a time and stops at exceptions too.
     """
     lines = set(table.active())
+    start = len(session.stops)
     for _ in range(MAX_SKIPS):
-        stop = await resume(session, lines, options)
-        if not table.on_breakpoint(stop, session.program):
-            return stop  # the end, or a jump that landed elsewhere (e.g. an exception)
-        if table.hit(stop, session.program) is not False:
+        if "raised" in table.filters:
+            stop = await _step_to(session, lines, options)
+        else:
+            stop = await resume(session, lines, options)
+        if stop.state.kind is StateKind.EXCEPTION:
             return stop
-    raise BackendError(f"no breakpoint condition held within {MAX_SKIPS} hits")
+        if stop.state.kind is StateKind.EXIT_ERROR and "uncaught" in table.filters:
+            return await _back_to_uncaught(session, start, options) or stop
+        if not table.on_breakpoint(stop, session.program):
+            return stop  # the end, or a jump that landed elsewhere
+        stops, message = table.decide(stop, session.program)
+        if message is not None and log is not None:
+            await log(message)
+        if stops:
+            return stop
+    raise BackendError(f"no breakpoint stopped within {MAX_SKIPS} hits")
+
+
+async def _step_to(session: DebugSession, lines: set[int], options: DecodeOptions | None) -> Stop:
+    """Step into, one event at a time, to a breakpoint line, an exception or the end."""
+    for _ in range(MAX_STEPS):
+        stop = await session.step(Action(kind=ActionKind.STEP_INTO), options)
+        on_line = stop.file == session.program.path and stop.line in lines
+        if stop.exited or on_line or stop.state.kind is StateKind.EXCEPTION:
+            return stop
+    raise BackendError(f"no breakpoint or exception within {MAX_STEPS} predicted steps")
+
+
+async def _back_to_uncaught(
+    session: DebugSession, start: int, options: DecodeOptions | None
+) -> Stop | None:
+    """After a jump to an error exit: step again from where the continue began and stop where
+    the exception that propagates to the exit was raised (None if stepping finds none)."""
+    while len(session.stops) > start:
+        session.step_back()
+    last: int | None = None  # where the exception that propagates to the exit was raised
+    for _ in range(MAX_STEPS):
+        stop = await session.step(Action(kind=ActionKind.STEP_INTO), options)
+        kind = stop.state.kind
+        if stop.exited:
+            break
+        if kind is StateKind.EXCEPTION and last is None:
+            last = len(session.stops)
+        elif kind not in (StateKind.EXCEPTION, StateKind.RETURN):
+            last = None  # handled: a later one ends the run
+    if last is None:
+        return None
+    while len(session.stops) > last:
+        session.step_back()
+    return session.current
 
 
 def reverse_to(session: DebugSession, table: BreakpointTable) -> Stop:

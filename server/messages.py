@@ -219,6 +219,13 @@ class DisconnectArguments(DapModel):
 # ---- response bodies ---------------------------------------------------------------------
 
 
+# Exceptions the model predicts: every one raised, or the one that ends the run.
+EXCEPTION_FILTERS: list[dict[str, Any]] = [
+    {"filter": "raised", "label": "Raised Exceptions (predicted)", "default": False},
+    {"filter": "uncaught", "label": "Uncaught Exceptions (predicted)", "default": True},
+]
+
+
 class Capabilities(DapModel):
     """What this adapter really does; nothing is announced that is not implemented."""
 
@@ -229,8 +236,8 @@ class Capabilities(DapModel):
     supports_restart_request: bool = True
     supports_terminate_request: bool = True
     supports_conditional_breakpoints: bool = True
-    supports_hit_conditional_breakpoints: bool = False
-    supports_log_points: bool = False
+    supports_hit_conditional_breakpoints: bool = True
+    supports_log_points: bool = True
     supports_exception_info_request: bool = True
     supports_cancel_request: bool = True
     supports_delayed_stack_trace_loading: bool = True
@@ -240,7 +247,9 @@ class Capabilities(DapModel):
     supports_completions_request: bool = False
     supports_data_breakpoints: bool = False
     supports_value_formatting_options: bool = False
-    exception_breakpoint_filters: list[dict[str, Any]] = Field(default_factory=list)
+    exception_breakpoint_filters: list[dict[str, Any]] = Field(
+        default_factory=lambda: [dict(f) for f in EXCEPTION_FILTERS]
+    )
 
 
 class Thread(DapModel):

@@ -13,7 +13,7 @@ async def test_full_session_on_bubble_sort(stdio_server: tuple[DapClient, Proces
     capabilities = await dap.ok("initialize", adapterID="ndb", supportsInvalidatedEvent=True)
     for name in ("supportsConfigurationDoneRequest", "supportsSetVariable", "supportsStepBack"):
         assert capabilities[name] is True
-    assert capabilities["supportsLogPoints"] is False
+    assert capabilities["supportsLogPoints"] is True
     await dap.ok("launch", program=str(EXAMPLE), entry=ENTRY, backend="oracle")
     await dap.event("initialized")
     set_ = await dap.ok(
@@ -275,3 +275,46 @@ async def test_restart_frame_and_goto(stdio_server: tuple[DapClient, Process]) -
     assert (await dap.top())["line"] == 12
     assert (await dap.locals())["result"]["value"] == "[3, 1, 2]"  # the locals came along
     assert "cannot jump" in await dap.refused("goto", threadId=1, targetId=16)
+
+
+async def test_hit_counts_log_points_and_exception_filters(
+    stdio_server: tuple[DapClient, Process], tmp_path: Path
+) -> None:
+    dap, _ = stdio_server
+    capabilities = await dap.ok("initialize", adapterID="ndb")
+    assert capabilities["supportsHitConditionalBreakpoints"] is True
+    assert [f["filter"] for f in capabilities["exceptionBreakpointFilters"]] == [
+        "raised",
+        "uncaught",
+    ]
+    await dap.ok("launch", program=str(EXAMPLE), entry=ENTRY, backend="oracle")
+    await dap.event("initialized")
+    made = await dap.ok(
+        "setBreakpoints",
+        source={"path": str(EXAMPLE)},
+        breakpoints=[
+            {"line": 11, "hitCondition": "2"},  # the second swap
+            {"line": 12, "logMessage": "sorted {result} with {swaps} swaps"},
+            {"line": 6, "hitCondition": "twice"},
+        ],
+    )
+    assert [b["verified"] for b in made["breakpoints"]] == [True, True, False]
+    assert "hit count 'twice'" in made["breakpoints"][2]["message"]
+    await dap.ok("configurationDone")
+    assert (await dap.stopped())["reason"] == "breakpoint"
+    assert (await dap.locals())["swaps"]["value"] == "1"  # the first hit was passed over
+    await dap.ok("continue", threadId=1)  # the log point writes and goes on to the end
+    said = [(await dap.event("output"))["body"]["output"] for _ in range(2)]
+    assert "sorted [1, 2, 3] with 2 swaps\n" in said
+    await dap.event("exited")
+
+    # an uncaught exception: a continue that ends in an error stops where it is raised
+    program = tmp_path / "ratio.py"
+    program.write_text("def ratio(x):\n    y = x + 1\n    return y // (x - 1)\n")
+    filters = await dap.ok("setExceptionBreakpoints", filters=["uncaught"])
+    assert filters["breakpoints"][0]["verified"]
+    arguments = {"program": str(program), "entry": "ratio(1)", "backend": "oracle"}
+    await dap.ok("restart", arguments=arguments)
+    stopped = await dap.stopped()
+    assert stopped["reason"] == "exception" and "ZeroDivisionError" in stopped["text"]
+    assert (await dap.top())["line"] == 3
