@@ -57,6 +57,7 @@ from .messages import (
     ScopesArguments,
     SetBreakpointsArguments,
     SetExceptionBreakpointsArguments,
+    SetExpressionArguments,
     SetVariableArguments,
     Source,
     SourceArguments,
@@ -135,6 +136,7 @@ class Adapter:
             "scopes": (ScopesArguments, self._scopes),
             "variables": (VariablesArguments, self._variables),
             "setVariable": (SetVariableArguments, self._set_variable),
+            "setExpression": (SetExpressionArguments, self._set_expression),
             "evaluate": (EvaluateArguments, self._evaluate),
             "source": (SourceArguments, self._source),
             "exceptionInfo": (ThreadArguments, self._exception_info),
@@ -432,6 +434,17 @@ class Adapter:
             exclude_none=True,
             include={"value", "type", "variables_reference", "indexed_variables"},
         )
+
+    async def _set_expression(self, args: SetExpressionArguments) -> Body:
+        """A watch expression edited: like setVariable, a counterfactual for later stops."""
+        _, inspector = self._stopped()
+        if args.frame_id not in (None, 1):
+            raise RequestError("only the current stop's frame can be edited")
+        variable = inspector.set_expression(args.expression, args.value)
+        if self._client.supports_invalidated_event:
+            body = {"areas": ["variables"], "threadId": THREAD_ID}
+            self._after.append(lambda: self._send(event("invalidated", body)))
+        return {"value": variable.value, "type": variable.type}
 
     async def _evaluate(self, args: EvaluateArguments) -> Body:
         _, inspector = self._stopped()

@@ -168,6 +168,12 @@ class ScopesArguments(DapModel):
     frame_id: StrictInt
 
 
+class SetExpressionArguments(DapModel):
+    expression: str
+    value: str
+    frame_id: StrictInt | None = None
+
+
 class RestartFrameArguments(DapModel):
     frame_id: StrictInt
 
@@ -232,6 +238,7 @@ class Capabilities(DapModel):
     supports_configuration_done_request: bool = True
     supports_step_back: bool = True
     supports_set_variable: bool = True
+    supports_set_expression: bool = True
     supports_evaluate_for_hovers: bool = True
     supports_restart_request: bool = True
     supports_terminate_request: bool = True

@@ -12,6 +12,7 @@ are resolved lazily against the current stop, so an edit shows at once under the
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -326,6 +327,36 @@ class Inspector:
         if isinstance(ref, ScopeRef):
             return self._variable(name, text, 1.0, True, PartRef(0, name, ()), name)
         return self._variable(name, repr(rebuild(text)), 1.0, True, None, None)
+
+    def set_expression(self, expression: str, value: str) -> Variable:
+        """``name = value`` or ``name[k]...[k] = value`` (literal keys) at the current stop."""
+        try:
+            target = ast.parse(expression.strip(), mode="eval").body
+        except SyntaxError:
+            raise InspectError(f"{expression!r} is not an expression") from None
+        path: list[Any] = []
+        while isinstance(target, ast.Subscript):
+            try:
+                path.insert(0, ast.literal_eval(target.slice))
+            except ValueError:
+                raise InspectError("only literal keys can be set, e.g. items[0]") from None
+            target = target.value
+        if not isinstance(target, ast.Name):
+            raise InspectError("only a variable or a part of one (items[0]) can be set")
+        scope = self.handles.add(ScopeRef(0, "locals"))
+        if not path:
+            return self.set_variable(scope, target.id, value)
+        found = self.frame_locals(0)
+        root_text = found.variables.get(target.id) if found else None
+        if root_text is None:
+            raise InspectError(f"{target.id} is not a variable at this stop")
+        try:
+            part = rebuild(strip_sureness(value))
+            new = repr(replace_part(rebuild(root_text), tuple(path), part))
+        except (NotALiteral, KeyError, IndexError, TypeError) as err:
+            raise InspectError(f"{expression} cannot be set: {err}") from None
+        self.set_variable(scope, target.id, new)
+        return self._variable(expression, value, 1.0, True, None, None)
 
     def _edited_part(self, ref: PartRef, root_text: str | None, name: str, text: str) -> str:
         """The new text of a variable one of whose parts is set to ``text``."""

@@ -72,6 +72,11 @@ async def test_full_session_on_bubble_sort(stdio_server: tuple[DapClient, Proces
     assert await evaluate("swaps + 1 if i == 0 else -1") == "1"
     refused = await dap.refused("evaluate", expression="__import__('os')", frameId=inner["id"])
     assert "calling '__import__' is not allowed" in refused
+    edited = await dap.ok("setExpression", expression="result[0]", value="9", frameId=inner["id"])
+    assert edited["value"] == "9"
+    assert (await dap.locals())["result"]["value"] == "[9, 3, 2]"
+    assert (await dap.ok("setExpression", expression="result", value="[1, 3, 2]"))["value"]
+    assert "literal keys" in await dap.refused("setExpression", expression="result[i]", value="1")
     huge = await dap.refused("evaluate", expression="2 ** 20000", frameId=inner["id"])
     assert "too large" in huge and "internal error" not in huge
     assert "not allowed" in await dap.refused("evaluate", expression="result.__class__")
