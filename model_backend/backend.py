@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from neural_debugger.protocol import Action, State
+from neural_debugger.protocol import Action, ParseError, State, parse_state
 from neural_debugger.tracer.program import Program
 
 
@@ -213,4 +213,30 @@ def majority(predictions: Sequence[Prediction]) -> Prediction:
         forced=sum(p.forced for p in predictions),
         model_calls=sum(p.model_calls for p in predictions),
         votes=(counts[best], len(predictions)),
+    )
+
+
+def budget_exceeded(budget: int, text: str) -> BudgetExceeded:
+    """The error for a state still incomplete after ``budget`` tokens (``text``: so far)."""
+    return BudgetExceeded(
+        f"the predicted state passed the budget of {budget} tokens before it was complete", text
+    )
+
+
+def written_prediction(
+    text: str, logprobs: dict[object, float], generated: int, forced: int, model_calls: int
+) -> Prediction:
+    """A decoded state as a :class:`Prediction` (the grammar makes it parse; if it did not,
+    the error says so with the text)."""
+    try:
+        state = parse_state(text)
+    except ParseError as err:
+        raise PredictionError(f"the prediction does not parse: {err}", text) from None
+    return Prediction(
+        state=state,
+        confidence=Confidence.from_logprobs(state, logprobs),
+        text=text,
+        generated=generated,
+        forced=forced,
+        model_calls=model_calls,
     )

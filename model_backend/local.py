@@ -24,19 +24,19 @@ import anyio
 import torch
 
 from neural_debugger.paths import default_model_dir
-from neural_debugger.protocol import Action, ParseError, parse_state
+from neural_debugger.protocol import Action
 from neural_debugger.tracer.program import Program
 
 from .backend import (
     BackendError,
-    BudgetExceeded,
-    Confidence,
     DecodeOptions,
     History,
     ModelFolderError,
     Prediction,
     PredictionError,
+    budget_exceeded,
     majority,
+    written_prediction,
 )
 from .grammar import FORWARD_KINDS, INVERSE_KINDS, SourceLines, StateWriter
 from .prompt import PromptBuilder, answer_budget
@@ -236,24 +236,8 @@ class LocalSession:
                 pending.append(token)
                 generated += 1
             if len(out) > budget:
-                raise BudgetExceeded(
-                    f"the predicted state passed the budget of {budget} tokens "
-                    "before it was complete",
-                    self.vocab.text(out),
-                )
-        text = self.vocab.text(out)
-        try:
-            state = parse_state(text)
-        except ParseError as err:  # the grammar should make this impossible; say so if not
-            raise PredictionError(f"the prediction does not parse: {err}", text) from None
-        return Prediction(
-            state=state,
-            confidence=Confidence.from_logprobs(state, logprobs),
-            text=text,
-            generated=generated,
-            forced=forced_count,
-            model_calls=calls,
-        )
+                raise budget_exceeded(budget, self.vocab.text(out))
+        return written_prediction(self.vocab.text(out), logprobs, generated, forced_count, calls)
 
     def _choose(
         self,

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import anyio
 import pytest
 from anyio.abc import Process, SocketStream
-from dap_client import SERVER, WAIT, DapClient
+from dap_client import SERVER, DapClient, tcp_server_process
 
 
 @pytest.fixture
@@ -33,29 +31,8 @@ async def stdio_server(tmp_path: Path) -> AsyncIterator[tuple[DapClient, Process
 @pytest.fixture
 def tcp_server(tmp_path: Path) -> Iterator[int]:
     """``ndb dap --port 0`` as a subprocess; yields the port it reports listening on."""
-    log_path = tmp_path / "stderr.txt"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen([*SERVER, "--port", "0"], stderr=log)
-        try:
-            yield _reported_port(log_path, process)
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-
-def _reported_port(log_path: Path, process: subprocess.Popen[bytes]) -> int:
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        for line in log_path.read_text().splitlines():
-            if "listening on 127.0.0.1:" in line:
-                return int(line.rsplit(":", 1)[1])
-        assert process.poll() is None, log_path.read_text()
-        time.sleep(0.05)
-    raise AssertionError(f"the server reported no port: {log_path.read_text()}")
+    with tcp_server_process(tmp_path / "stderr.txt") as (_, port):
+        yield port
 
 
 @pytest.fixture

@@ -6,8 +6,12 @@ the server cannot be hidden by the same mistake on this side.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -122,3 +126,30 @@ class DapClient:
             lines = [{"line": n} for n in breakpoints]
             await self.ok("setBreakpoints", source={"path": str(EXAMPLE)}, breakpoints=lines)
         await self.ok("configurationDone")
+
+
+@contextlib.contextmanager
+def tcp_server_process(log_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    """``ndb dap --port 0`` as a subprocess and the port it reports; stopped afterwards."""
+    with log_path.open("wb") as log:
+        process = subprocess.Popen([*SERVER, "--port", "0"], stderr=log)
+        try:
+            yield process, _reported_port(log_path, process)
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _reported_port(log_path: Path, process: subprocess.Popen[bytes]) -> int:
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        for line in log_path.read_text().splitlines():
+            if "listening on 127.0.0.1:" in line:
+                return int(line.rsplit(":", 1)[1])
+        assert process.poll() is None, log_path.read_text()
+        time.sleep(0.05)
+    raise AssertionError(f"the server reported no port: {log_path.read_text()}")

@@ -466,8 +466,8 @@ def test_sizes_stay_bounded(expression: str) -> None:
 def test_found_holes_are_refused(expression: str) -> None:
     refused = check(expression, REGRESSION_STOP)
     assert isinstance(refused, EvaluationError), f"{expression!r} gave a value"
-    assert "too large" in str(refused) or "not available" in str(refused) or "wider" in str(
-        refused
+    assert (
+        "too large" in str(refused) or "not available" in str(refused) or "wider" in str(refused)
     ), refused
 
 

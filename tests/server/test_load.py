@@ -15,7 +15,6 @@ import json
 import os
 import random
 import subprocess
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +23,7 @@ from typing import Any
 import anyio
 import pytest
 from anyio.abc import SocketStream
-from dap_client import EXAMPLE, SERVER, WAIT, DapClient
+from dap_client import EXAMPLE, DapClient, tcp_server_process
 
 SESSIONS = 20
 SCRIPT = ["stepIn", "stepIn", "next", "next", "next", "stepIn", "next"]  # entry -> bubble_sort
@@ -131,29 +130,13 @@ async def served(tmp_path: Path) -> AsyncIterator[Served]:
     """``ndb dap --port 0`` with its process at hand, stopped (and its clients closed) after."""
     if not Path("/proc/self/stat").exists():
         pytest.skip("reads the server's CPU time from /proc")
-    log_path = tmp_path / "stderr.txt"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen([*SERVER, "--port", "0"], stderr=log)
-        found = Served(0, process, [])
+    with tcp_server_process(tmp_path / "stderr.txt") as (process, port):
+        found = Served(port, process, [])
         try:
-            deadline = time.monotonic() + WAIT
-            while not found.port and time.monotonic() < deadline:
-                for line in log_path.read_text().splitlines():
-                    if "listening on 127.0.0.1:" in line:
-                        found.port = int(line.rsplit(":", 1)[1])
-                assert process.poll() is None, log_path.read_text()
-                await anyio.sleep(0.05)
-            assert found.port, f"the server reported no port: {log_path.read_text()}"
             yield found
         finally:
             for stream in found.streams:
                 await stream.aclose()
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
 
 
 async def test_clients_gone_mid_prediction_leave_the_server_serving(served: Served) -> None:
