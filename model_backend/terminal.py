@@ -22,6 +22,7 @@ from neural_debugger.tracer.program import ProgramError, load_program
 from neural_debugger.tracer.record import TracerFailure
 
 from .backend import BackendError, DecodeOptions
+from .compare import differences, follow
 from .engines import BACKENDS, make_engine
 from .session import DebugSession, Stop, inverse_first_state, parse_action, resume, reverse_resume
 
@@ -96,21 +97,6 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 # ---- showing a stop ------------------------------------------------------------------
-
-
-def differences(stop: Stop, truth: Stop | None) -> list[str]:
-    """What a predicted stop gets wrong against the real run's stop for the same action."""
-    if truth is None:
-        return []
-    wrong: list[str] = []
-    if truth.state.kind != stop.state.kind or truth.line != stop.line:
-        wrong.append("position")
-    for name, value in (stop.locals or {}).items():
-        if (truth.locals or {}).get(name) != value:
-            wrong.append(name)
-    if stop.state.value is not None and truth.state.value != stop.state.value:
-        wrong.append("value")
-    return wrong
 
 
 def as_json(index: int, stop: Stop, truth: Stop | None) -> str:
@@ -217,24 +203,8 @@ class Frontend:
             self.fail(str(err))
             return
         if self.truth is not None:
-            await self._follow()
+            await follow(self.truth, self.session)
         self.show()
-
-    async def _follow(self) -> None:
-        """Bring the real twin to the same history of actions (the oracle never guesses)."""
-        assert self.truth is not None
-        while len(self.truth.stops) > 1 and (
-            len(self.truth.actions) > len(self.session.actions)
-            or self.truth.actions != self.session.actions[: len(self.truth.actions)]
-        ):
-            self.truth.step_back()
-        for action in self.session.actions[len(self.truth.actions) :]:
-            if self.truth.finished:
-                break
-            try:
-                await self.truth.step(action)
-            except BackendError:
-                break
 
     def edit(self, name: str, value: str) -> None:
         try:

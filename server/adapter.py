@@ -26,6 +26,7 @@ from anyio.abc import TaskGroup
 from pydantic import ValidationError
 
 from neural_debugger.model_backend.backend import BackendError
+from neural_debugger.model_backend.compare import compare_with_real_run
 from neural_debugger.model_backend.session import DebugSession, Stop
 from neural_debugger.protocol import Action, ActionKind, StateKind
 from neural_debugger.tracer.program import ENTRY_FILE
@@ -80,6 +81,7 @@ ENTRY_REFERENCE = 1  # sourceReference of the <entry> wrapper, which has no file
 EXCEPTION_KINDS = (StateKind.EXCEPTION, StateKind.INV_EXCEPTION)
 EXIT_CODES = {StateKind.EXIT_ERROR: 1}
 PROGRESS_AFTER_S = 0.3  # predictions longer than this show a progress notification
+COMPARE_REQUEST = "compareWithRealRun"  # custom request: the session's actions on a real run
 
 Body = dict[str, Any] | None
 FollowUp = Callable[[], Awaitable[None]]
@@ -153,6 +155,7 @@ class Adapter:
             "cancel": (CancelArguments, self._cancel),
             "terminate": (NoArguments, self._terminate),
             "disconnect": (DisconnectArguments, self._disconnect),
+            COMPARE_REQUEST: (NoArguments, self._compare_with_real_run),
         }
         self._handlers = handlers
 
@@ -455,6 +458,41 @@ class Adapter:
         if result.indexed_variables:
             body["indexedVariables"] = result.indexed_variables
         return body
+
+    async def _compare_with_real_run(self, args: NoArguments) -> Body:
+        """Custom request: run the program for real, take this session's actions on it and say
+        where the predictions diverged. The client asks the user first: this EXECUTES the
+        program (the VS Code extension shows a modal confirmation)."""
+        session, _ = self._stopped()
+        if self._launch is not None and self._launch.backend == "oracle":
+            raise RequestError("this session is the real run: there is nothing to compare")
+        oracle = await self._pool.get("oracle", None, [])
+        try:
+            comparison = await compare_with_real_run(session, oracle)
+        except BackendError as err:
+            raise RequestError(f"the real run failed: {err}") from err
+        divergences = [
+            {
+                "step": d.step,
+                "action": d.action,
+                "kind": d.kind,
+                "path": d.file if d.file is not None and d.file != ENTRY_FILE else None,
+                "line": self._line(d.line) if d.line is not None else None,
+                "realLine": self._line(d.real_line) if d.real_line is not None else None,
+                "name": d.name,
+                "predicted": d.predicted,
+                "real": d.real,
+                "counterfactual": d.counterfactual,
+                "message": d.message,
+            }
+            for d in comparison.divergences
+        ]
+        return {
+            "stops": comparison.stops,
+            "compared": comparison.compared,
+            "wrongStops": comparison.wrong_stops,
+            "divergences": divergences,
+        }
 
     async def _source(self, args: SourceArguments) -> Body:
         if self._session is None:

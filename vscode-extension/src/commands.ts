@@ -1,19 +1,30 @@
-// The two commands: an inverse session for the function at the cursor, and the same session as
-// the active one (or the active file) on the oracle backend, which runs the program for real.
+// The commands: an inverse session for the function at the cursor, and a comparison of the active
+// predicted session with a real run (the oracle backend), marked in the editor.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { DEBUG_TYPE, inverseConfig, NeuralConfig, oracleConfig } from './core/debugConfig';
+import { configForFile, DEBUG_TYPE, inverseConfig, NeuralConfig, oracleConfig } from './core/debugConfig';
+import { COMPARE_REQUEST, isComparison, marksForFile, summary } from './core/divergences';
 import { exampleCall, findFunctionAt } from './core/python';
+import { DivergenceMarks } from './divergenceMarks';
+import { confirmRealRun } from './realRun';
 import { sessionSettings } from './settings';
 
 export const PREDICT_INPUTS = 'neuralDebugger.predictInputs';
 export const COMPARE_WITH_REAL_RUN = 'neuralDebugger.compareWithRealRun';
+/** The language server's code lens "Neural debug CALL" runs this with (document URI, call). */
+export const DEBUG_ENTRY = 'neuralDebugger.debugEntry';
 
-export function registerCommands(context: vscode.ExtensionContext): void {
+let marks: DivergenceMarks;
+
+export function registerCommands(context: vscode.ExtensionContext): DivergenceMarks {
+  marks = new DivergenceMarks();
   context.subscriptions.push(
+    marks,
     vscode.commands.registerCommand(PREDICT_INPUTS, predictInputs),
     vscode.commands.registerCommand(COMPARE_WITH_REAL_RUN, compareWithRealRun),
+    vscode.commands.registerCommand(DEBUG_ENTRY, debugEntry),
   );
+  return marks;
 }
 
 function pythonEditor(): vscode.TextEditor | undefined {
@@ -21,6 +32,18 @@ function pythonEditor(): vscode.TextEditor | undefined {
   if (!editor || editor.document.languageId !== 'python') return undefined;
   if (editor.document.uri.scheme !== 'file') return undefined;
   return editor;
+}
+
+/** A predicted session of one call of a file, stopping on entry (the lens of an annotation). */
+export async function debugEntry(uri: string | vscode.Uri, entry: string): Promise<boolean> {
+  const file = typeof uri === 'string' ? vscode.Uri.parse(uri) : uri;
+  if (file.scheme !== 'file' || typeof entry !== 'string' || entry.trim() === '') {
+    void vscode.window.showErrorMessage('Neural Debugger: the lens names no saved file or no call to debug.');
+    return false;
+  }
+  const folder = vscode.workspace.getWorkspaceFolder(file);
+  const config: NeuralConfig = { ...configForFile(file.fsPath, folder?.uri.fsPath), entry: entry.trim(), name: `Neural: ${entry.trim()}` };
+  return vscode.debug.startDebugging(folder, config);
 }
 
 /**
@@ -58,9 +81,11 @@ export async function predictInputs(): Promise<boolean> {
 }
 
 /**
- * After a modal confirmation that the program WILL run, the active neural session's launch (or a
- * script session over the active file) again with the oracle backend, beside the predicted one.
- * Differences are not marked in the editor yet: the two sessions are compared by eye.
+ * After a modal confirmation that the program WILL run: with a predicted session stopped, the
+ * server takes that session's actions on a real run and answers where the predictions diverged;
+ * those lines are marked in the editor and the real run can be opened as a session beside it.
+ * Without a predicted session, the active file (or the active real session's program) is
+ * started on the oracle backend.
  */
 export async function compareWithRealRun(): Promise<boolean> {
   const active = vscode.debug.activeDebugSession;
@@ -71,20 +96,32 @@ export async function compareWithRealRun(): Promise<boolean> {
     void vscode.window.showErrorMessage('Neural Debugger: open a Python file or start a neural session first.');
     return false;
   }
+  const predicted = active !== undefined && base !== undefined && base.backend !== 'oracle';
   const what = base?.entry ? `${base.entry} from ${path.basename(program)}` : path.basename(program);
-  const choice = await vscode.window.showWarningMessage(
-    `Run ${what} for real?`,
-    {
-      modal: true,
-      detail:
-        'The oracle backend EXECUTES the program, with the interpreter that runs the debug adapter and ' +
-        'with your permissions: files it writes are written, network calls are made. Every stop of the ' +
-        'new session comes from that real run, to compare with the predicted session beside it.',
-    },
-    'Run It',
-  );
-  if (choice !== 'Run It') return false;
+  const consequence = predicted
+    ? 'The actions of this predicted session are taken on the real run, and every line where a prediction was wrong is marked in the editor.'
+    : 'Every stop of the new session comes from that real run.';
+  if (!(await confirmRealRun(what, consequence))) return false;
   const uri = vscode.Uri.file(program);
   const folder = active?.workspaceFolder ?? vscode.workspace.getWorkspaceFolder(uri);
-  return vscode.debug.startDebugging(folder, oracleConfig(base, program, folder?.uri.fsPath));
+  const realSession: NeuralConfig = { ...oracleConfig(base, program, folder?.uri.fsPath), realRunConfirmed: true };
+  if (!predicted) return vscode.debug.startDebugging(folder, realSession);
+
+  let body: unknown;
+  try {
+    body = await active.customRequest(COMPARE_REQUEST);
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Neural Debugger: the comparison failed: ${(error as Error).message ?? error}`);
+    return false;
+  }
+  if (!isComparison(body)) {
+    void vscode.window.showErrorMessage('Neural Debugger: the debug adapter does not answer compareWithRealRun (an older server?).');
+    return false;
+  }
+  marks.show(program, marksForFile(body, program));
+  const open = 'Open the Real Run';
+  void vscode.window.showInformationMessage(`Neural Debugger: ${summary(body)}`, open).then((picked) => {
+    if (picked === open) void vscode.debug.startDebugging(folder, realSession);
+  });
+  return true;
 }

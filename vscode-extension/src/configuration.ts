@@ -1,8 +1,13 @@
-// F5 and launch.json: a configuration for the active Python file when there is none, the
-// settings' backend and model filled in, the configuration checked, then the interpreter.
+// F5 and launch.json: a configuration for the active Python file when there is none (the call of
+// its first `# ndb: CALL` annotation, or the whole script), the settings' backend and model filled
+// in, the configuration checked, then the interpreter. A configuration on the oracle backend runs
+// the program, so it starts only after the user confirms (the compare command asked already).
 import * as vscode from 'vscode';
 import { applySettings, configForFile, isEmptyConfig, NeuralConfig, validate } from './core/debugConfig';
+import * as path from 'node:path';
 import { checkPrerequisites } from './adapter';
+import { entryAnnotation } from './core/python';
+import { confirmRealRun } from './realRun';
 import { sessionSettings } from './settings';
 
 export class NeuralConfigurationProvider implements vscode.DebugConfigurationProvider {
@@ -22,6 +27,8 @@ export class NeuralConfigurationProvider implements vscode.DebugConfigurationPro
       const file = editor.document.uri;
       const owner = vscode.workspace.getWorkspaceFolder(file) ?? folder;
       config = configForFile(file.fsPath, owner?.uri.fsPath);
+      const entry = entryAnnotation(editor.document.getText().split(/\r?\n/));
+      if (entry) Object.assign(config, { entry, name: `Neural: ${entry}` });
     }
     return applySettings(config, sessionSettings(folder));
   }
@@ -37,6 +44,10 @@ export class NeuralConfigurationProvider implements vscode.DebugConfigurationPro
         `Neural Debugger: the launch configuration "${config.name}" cannot start. ${problems.join(' ')}`,
       );
       return undefined;
+    }
+    if (config.backend === 'oracle' && config.realRunConfirmed !== true) {
+      const what = config.entry ? `${config.entry} from ${path.basename(config.program ?? '')}` : path.basename(config.program ?? '');
+      if (!(await confirmRealRun(what, 'This configuration names the oracle backend: every stop comes from that real run.'))) return undefined;
     }
     return (await checkPrerequisites(config, folder)) ? debugConfiguration : undefined;
   }

@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { editorAt, fire, folder, installFakeVscode, pythonDocument, Range, state } from './fakeVscode';
+import { ADAPTER_ARGS } from '../src/core/interpreter';
+import { DapClient } from './dapClient';
 import { EXTENSION, NO_PYTHON, PYTHON, REPOSITORY } from './paths';
 
 const SOURCE = [
@@ -85,6 +87,13 @@ describe('F5 and launch.json', () => {
     });
   });
 
+  it('debugs the call of the file\'s first `# ndb:` annotation on F5', () => {
+    const annotated = pythonDocument(FILE, SOURCE.replace('def running_total(xs):', 'def running_total(xs):  # ndb: running_total([4, 5])'));
+    state.activeTextEditor = editorAt(annotated, 0);
+    const config = provider().resolveDebugConfiguration(folder, {});
+    assert.deepEqual([config.name, config.entry, config.program], ['Neural: running_total([4, 5])', 'running_total([4, 5])', FILE]);
+  });
+
   it('refuses F5 without a Python file, and a configuration that cannot start', async () => {
     state.activeTextEditor = undefined;
     assert.equal(provider().resolveDebugConfiguration(folder, {}), undefined);
@@ -110,6 +119,20 @@ describe('F5 and launch.json', () => {
     const missing = { ...config, model: '/nonexistent/model' };
     assert.equal(await provider().resolveDebugConfigurationWithSubstitutedVariables(folder, missing), undefined);
     assert.match(state.messages[0].text, /model folder \/nonexistent\/model does not exist/);
+  });
+
+  it('asks before a configuration on the oracle backend runs the program, unless asked already', async () => {
+    state.settings['neuralDebugger.server'] = 'localhost:4711'; // no interpreter check
+    const real = { type: 'neural-python', request: 'launch', name: 'real', program: FILE, backend: 'oracle' };
+    state.answers.push(undefined); // Cancel
+    assert.equal(await provider().resolveDebugConfigurationWithSubstitutedVariables(folder, real), undefined);
+    assert.equal((state.messages[0].options as { modal: boolean }).modal, true);
+    assert.match(state.messages[0].text, /Run running_total.py for real\?/);
+    state.answers.push('Run It');
+    assert.deepEqual(await provider().resolveDebugConfigurationWithSubstitutedVariables(folder, real), real);
+    const confirmed = { ...real, realRunConfirmed: true };
+    assert.deepEqual(await provider().resolveDebugConfigurationWithSubstitutedVariables(folder, confirmed), confirmed);
+    assert.equal(state.messages.length, 2); // the confirmed one was not asked again
   });
 
   it('checks only the address when sessions go to a running server', async () => {
@@ -151,6 +174,15 @@ describe('commands', () => {
     assert.deepEqual([config.entry, config.inverse, config.backend, config.program], ['running_total()', '[1, 3]', 'local', FILE]);
   });
 
+  it('starts the call a code lens names (the language server passes a URI string)', async () => {
+    const run = state.commands.get('neuralDebugger.debugEntry')!;
+    assert.equal(await run(`file://${encodeURI(FILE)}`, ' running_total([1, 2]) '), true);
+    const { config } = state.started[0];
+    assert.deepEqual([config.program, config.entry, config.stopOnEntry], [FILE, 'running_total([1, 2])', true]);
+    assert.equal(await run('untitled:Untitled-1', 'f()'), false);
+    assert.match(state.messages[0].text, /no saved file/);
+  });
+
   it('says so when the cursor is outside a function, or the value is not given', async () => {
     state.activeTextEditor = editorAt(DOCUMENT, 8);
     assert.equal(await state.commands.get('neuralDebugger.predictInputs')!(), false);
@@ -161,22 +193,79 @@ describe('commands', () => {
     assert.equal(state.started.length, 0);
   });
 
-  it('asks, modally, before running the program for real, then starts an oracle session', async () => {
+  it('asks, modally, before running the program for real; without a predicted session it starts one', async () => {
     state.answers.push(undefined); // Cancel
     assert.equal(await state.commands.get('neuralDebugger.compareWithRealRun')!(), false);
     assert.equal(state.started.length, 0);
     assert.equal((state.messages[0].options as { modal: boolean }).modal, true);
     assert.match(String((state.messages[0].options as { detail: string }).detail), /EXECUTES the program/);
 
-    state.activeDebugSession = {
-      type: 'neural-python',
-      workspaceFolder: folder,
-      configuration: { type: 'neural-python', request: 'launch', name: 'mine', program: FILE, entry: 'running_total([1])', backend: 'local', __sessionId: 'x' },
-    };
     state.answers.push('Run It');
     assert.equal(await state.commands.get('neuralDebugger.compareWithRealRun')!(), true);
     const { config } = state.started[0];
-    assert.deepEqual([config.name, config.backend, config.entry, '__sessionId' in config], ['mine [real run]', 'oracle', 'running_total([1])', false]);
+    assert.deepEqual([config.name, config.backend, config.program, config.realRunConfirmed], ['Neural: current file (predicted) [real run]', 'oracle', FILE, true]);
+  });
+
+  it('marks where a predicted session diverged from the real run, after confirmation', { skip: NO_PYTHON }, async () => {
+    // the active session is a real `ndb dap` with a predicted (embedded model) session
+    const client = new DapClient(PYTHON, ADAPTER_ARGS, REPOSITORY);
+    try {
+      await client.request('initialize', { adapterID: 'neural-python', linesStartAt1: true });
+      const launched = client.request('launch', { program: FILE, entry: 'running_total([3, 1, 2])', backend: 'local', stopOnEntry: true });
+      await client.event('initialized');
+      await client.request('configurationDone');
+      assert.equal((await launched).success, true);
+      await client.event('stopped', 120000);
+      for (let i = 0; i < 3; i++) {
+        const stopped = client.event('stopped', 120000);
+        await client.request('stepIn', { threadId: 1 });
+        await stopped;
+      }
+      let asked = 0;
+      state.activeDebugSession = {
+        type: 'neural-python',
+        workspaceFolder: folder,
+        configuration: { type: 'neural-python', request: 'launch', name: 'mine', program: FILE, entry: 'running_total([3, 1, 2])', backend: 'local', __sessionId: 'x' },
+        customRequest: async (command: string, args?: unknown) => {
+          asked++;
+          const answer = await client.request(command, args);
+          if (!answer.success) throw new Error(answer.message);
+          return answer.body;
+        },
+      };
+      const editor = editorAt(DOCUMENT, 4);
+      state.visibleTextEditors = [editor];
+
+      state.answers.push(undefined); // Cancel: nothing runs, nothing is asked of the server
+      assert.equal(await state.commands.get('neuralDebugger.compareWithRealRun')!(), false);
+      assert.equal(asked, 0);
+
+      state.answers.push('Run It');
+      assert.equal(await state.commands.get('neuralDebugger.compareWithRealRun')!(), true);
+      assert.equal(asked, 1);
+      assert.equal(state.started.length, 0); // compared in place, no second session
+      const summary = state.messages.at(-1)!;
+      assert.equal(summary.level, 'info');
+      // the same comparison straight from the server: the marks must say what it says
+      const truth = (await client.request('compareWithRealRun')).body;
+      const lines = new Set<number>(truth.divergences.filter((d: any) => d.path === FILE).map((d: any) => d.line - 1));
+      assert.match(summary.text, new RegExp(`${truth.wrongStops} of ${truth.compared} predicted stops|All ${truth.compared} predicted stops agree`));
+      const diagnostics = state.diagnostics.get(FILE) ?? [];
+      assert.deepEqual(diagnostics.map((d) => d.range.start.line), [...lines].sort((a, b) => a - b));
+      for (const diagnostic of diagnostics) {
+        assert.equal(diagnostic.source, 'Neural Debugger (real run)');
+        assert.match(diagnostic.message, /^Stop \d+ /);
+      }
+      const decorations = [...editor.decorations.values()].at(-1) ?? [];
+      assert.equal(decorations.length, diagnostics.length);
+      for (const decoration of decorations) assert.match(decoration.renderOptions.after.contentText, /^✗ /);
+
+      fire('changeTextDocument', { document: DOCUMENT, contentChanges: [{ text: 'x' }] }); // the marks go stale
+      assert.equal(state.diagnostics.size, 0);
+    } finally {
+      state.visibleTextEditors = [];
+      await client.close();
+    }
   });
 });
 

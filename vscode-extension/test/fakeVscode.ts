@@ -18,6 +18,9 @@ export interface FakeState {
   activeTextEditor: unknown;
   activeDebugSession: unknown;
   textDocuments: unknown[];
+  /** Diagnostics by file path, as the extension last set them. */
+  diagnostics: Map<string, Diagnostic[]>;
+  visibleTextEditors: unknown[];
 }
 
 export const state: FakeState = {
@@ -32,6 +35,8 @@ export const state: FakeState = {
   activeTextEditor: undefined,
   activeDebugSession: undefined,
   textDocuments: [],
+  diagnostics: new Map(),
+  visibleTextEditors: [],
 };
 
 const disposable = { dispose() {} };
@@ -69,6 +74,11 @@ export class Uri {
   ) {}
   static file(path: string): Uri {
     return new Uri('file', path);
+  }
+  static parse(text: string): Uri {
+    const found = /^([a-z][\w+.-]*):(?:\/\/[^/]*)?(.*)$/i.exec(text);
+    if (!found) throw new Error(`not a URI: ${text}`);
+    return new Uri(found[1], decodeURIComponent(found[2]));
   }
 }
 
@@ -111,6 +121,47 @@ export class InlineValueVariableLookup {
   ) {}
 }
 
+export class ThemeColor {
+  constructor(readonly id: string) {}
+}
+
+export class MarkdownString {
+  constructor(readonly value: string) {}
+}
+
+export class Location {
+  constructor(
+    readonly uri: Uri,
+    readonly range: Range,
+  ) {}
+}
+
+export class DiagnosticRelatedInformation {
+  constructor(
+    readonly location: Location,
+    readonly message: string,
+  ) {}
+}
+
+export class Diagnostic {
+  source?: string;
+  code?: string;
+  relatedInformation?: DiagnosticRelatedInformation[];
+  constructor(
+    readonly range: Range,
+    readonly message: string,
+    readonly severity: number,
+  ) {}
+}
+
+function diagnosticCollection() {
+  return {
+    set: (uri: Uri, diagnostics: Diagnostic[]) => state.diagnostics.set(uri.fsPath, diagnostics),
+    clear: () => state.diagnostics.clear(),
+    dispose() {},
+  };
+}
+
 export const fake = {
   Uri,
   Position,
@@ -118,6 +169,13 @@ export const fake = {
   DebugAdapterExecutable,
   DebugAdapterServer,
   InlineValueVariableLookup,
+  ThemeColor,
+  MarkdownString,
+  Location,
+  Diagnostic,
+  DiagnosticRelatedInformation,
+  DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
+  OverviewRulerLane: { Left: 1, Center: 2, Right: 4, Full: 7 },
   StatusBarAlignment: { Left: 1, Right: 2 },
   ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
   ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
@@ -136,12 +194,18 @@ export const fake = {
       return state.textDocuments;
     },
     onDidOpenTextDocument: event('openTextDocument'),
+    onDidChangeTextDocument: event('changeTextDocument'),
     onDidChangeConfiguration: event('changeConfiguration'),
   },
   window: {
     get activeTextEditor() {
       return state.activeTextEditor;
     },
+    get visibleTextEditors() {
+      return state.visibleTextEditors;
+    },
+    onDidChangeVisibleTextEditors: event('changeVisibleTextEditors'),
+    createTextEditorDecorationType: (options: unknown) => ({ options, dispose() {} }),
     showErrorMessage: message('error'),
     showWarningMessage: message('warning'),
     showInformationMessage: message('info'),
@@ -173,7 +237,10 @@ export const fake = {
       return true;
     },
   },
-  languages: { registerInlineValuesProvider: record('inlineValuesProvider') },
+  languages: {
+    registerInlineValuesProvider: record('inlineValuesProvider'),
+    createDiagnosticCollection: diagnosticCollection,
+  },
   commands: {
     registerCommand: (id: string, run: Listener) => {
       state.commands.set(id, run);
@@ -210,6 +277,13 @@ export function pythonDocument(path: string, text: string) {
   };
 }
 
+/** An editor on `document` with the cursor on `line`; it keeps the decorations set on it. */
 export function editorAt(document: ReturnType<typeof pythonDocument>, line: number) {
-  return { document, selection: { active: new Position(line, 0) } };
+  const decorations = new Map<unknown, { range: Range; renderOptions?: any; hoverMessage?: MarkdownString }[]>();
+  return {
+    document,
+    selection: { active: new Position(line, 0) },
+    decorations,
+    setDecorations: (type: unknown, ranges: { range: Range }[]) => decorations.set(type, ranges),
+  };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { exampleCall, findFunctionAt, linesToAnnotate, namesOnLines, parameterNames } from '../src/core/python';
+import { entryAnnotation, exampleCall, findFunctionAt, linesToAnnotate, namesOnLines, parameterNames } from '../src/core/python';
 
 const SOURCE = `"""Module."""
 import math
@@ -137,5 +137,13 @@ describe('linesToAnnotate', () => {
       to: line('out.append'),
     });
     assert.deepEqual(linesToAnnotate(SOURCE, 0, 3, 30), { from: 0, to: 3 });
+  });
+});
+
+describe('entryAnnotation', () => {
+  it('finds the first `# ndb:` comment, on its own line or after code, not inside a string', () => {
+    assert.equal(entryAnnotation(['x = "# ndb: not(this)"', 'def f(xs):  # ndb: f([3, 1, 2])  ', '# ndb: g()']), 'f([3, 1, 2])');
+    assert.equal(entryAnnotation(["s = 'a # ndb: no()'", '    #ndb:   g(1) ']), 'g(1)');
+    assert.equal(entryAnnotation(['# ndb:', 'def f(): pass']), undefined);
   });
 });

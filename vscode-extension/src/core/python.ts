@@ -263,3 +263,21 @@ export function linesToAnnotate(
   const from = Math.max(viewStart, fn ? fn.line : viewStart);
   return { from, to: Math.min(stoppedLine, viewEnd) };
 }
+
+const ANNOTATION = /#\s*ndb:\s*(\S.*?)\s*$/;
+
+/**
+ * The call of the first `# ndb: CALL` comment (the annotation the language server predicts), or
+ * undefined. A `#` inside a string on the same line is not a comment: the quotes before it must
+ * be balanced.
+ */
+export function entryAnnotation(lines: readonly string[]): string | undefined {
+  for (const line of lines.slice(0, MAX_SCAN)) {
+    const found = ANNOTATION.exec(line);
+    if (!found) continue;
+    const before = line.slice(0, found.index);
+    const balanced = (quote: string) => before.split(quote).length % 2 === 1;
+    if (balanced("'") && balanced('"')) return found[1];
+  }
+  return undefined;
+}

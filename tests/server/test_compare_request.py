@@ -1,0 +1,56 @@
+"""The custom ``compareWithRealRun`` request: a predicted session's actions taken on a real run."""
+
+from __future__ import annotations
+
+from anyio.abc import Process
+from dap_client import EXAMPLE, DapClient
+
+
+async def test_predicted_stops_are_compared_with_the_real_run(
+    stdio_server: tuple[DapClient, Process],
+) -> None:
+    dap, _ = stdio_server
+    refused = await dap.refused("compareWithRealRun")
+    assert "no program is launched" in refused
+    await dap.start(backend="local", stopOnEntry=True)
+    await dap.stopped()
+    lines = [(await dap.top())["line"]]  # where each stop was predicted, as the client saw it
+    variables: dict[str, dict[str, object]] = {}
+    for _ in range(6):
+        await dap.ok("stepIn", threadId=1)
+        if (await dap.next_event("stopped", "exited"))["event"] == "exited":
+            break
+        lines.append((await dap.top())["line"])
+        variables = await dap.locals()
+        if variables:
+            break
+    assert variables, "no stop with variables was predicted"
+    name = next(iter(variables))
+    scopes = (await dap.ok("scopes", frameId=(await dap.top())["id"]))["scopes"]
+    reference = next(s for s in scopes if s["name"].startswith("Locals"))["variablesReference"]
+    await dap.ok("setVariable", variablesReference=reference, name=name, value="'edited'")
+
+    body = await dap.ok("compareWithRealRun")
+    assert body["stops"] == len(lines) and 1 <= body["compared"] <= len(lines)
+    assert body["wrongStops"] == len({d["step"] for d in body["divergences"]})
+    edits = [d for d in body["divergences"] if d["kind"] == "variable" and d["name"] == name]
+    assert edits and edits[-1]["step"] == len(lines) - 1
+    assert edits[-1]["predicted"] == "'edited'" and edits[-1]["counterfactual"] is True
+    for divergence in body["divergences"]:
+        assert divergence["message"].startswith(f"Stop {divergence['step']} ")
+        if divergence["path"] is not None:  # marked in the editor: the predicted line, 1-based
+            assert divergence["path"] == str(EXAMPLE)
+            assert divergence["line"] == lines[divergence["step"]]
+    # the session itself is untouched and goes on
+    assert (await dap.top())["line"] == lines[-1]
+    await dap.ok("stepBack", threadId=1)
+    assert (await dap.stopped())["reason"] == "step"
+
+
+async def test_a_real_run_is_not_compared_with_itself(
+    stdio_server: tuple[DapClient, Process],
+) -> None:
+    dap, _ = stdio_server
+    await dap.start(stopOnEntry=True)  # the oracle backend
+    await dap.stopped()
+    assert "this session is the real run" in await dap.refused("compareWithRealRun")
