@@ -28,6 +28,29 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     ns.set_defaults(run=run_next_state)
 
+    hz = tasks.add_parser(
+        "horizon",
+        help="next-state accuracy against jump distance (the paper's horizon)",
+        description="Trace fresh generated programs (never training data with --exclude), ask "
+        "each jump action (step_over, step_return, breakpoint, inv_step_over, inv_step_call) "
+        "from states along sampled trajectories, and report exact match per action and "
+        "distance bucket (events moved through).",
+    )
+    hz.add_argument("--model", type=Path, default=Path("models/ndb-small"))
+    hz.add_argument("--programs", type=int, default=200, help="generated programs to draw from")
+    hz.add_argument("--seed", type=int, default=7001, help="program generator and sampling seed")
+    hz.add_argument("--per-bucket", type=int, default=12, help="items per action and bucket")
+    hz.add_argument(
+        "--exclude", type=Path, default=None, help="training shards whose programs are left out"
+    )
+    hz.add_argument(
+        "--constrained",
+        action="store_true",
+        help="decode under the grammar with the embedded engine, as debug sessions do",
+    )
+    hz.add_argument("--out", type=Path, default=None, help="write the results as JSON")
+    hz.set_defaults(run=run_horizon)
+
     cx = tasks.add_parser(
         "cruxeval",
         help="CruxEval pass@1 with one debugger action, scored by re-execution",
@@ -41,25 +64,59 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     cx.add_argument(
         "--backend",
-        choices=["local", "baseline"],
+        choices=["local", "vllm", "oracle", "identity"],
         default="local",
-        help="local: the embedded model; baseline: predict the input unchanged",
+        help="local: the embedded model; vllm: vLLM servers (--vllm-url); oracle: the real "
+        "tracer (runs the code; must pass everything); identity: the input unchanged as the "
+        "output, the output as the input (a baseline)",
     )
     cx.add_argument("--model", type=Path, default=Path("models/ndb-small"))
+    cx.add_argument("--vllm-url", action="append", default=[], help="a vLLM server (repeatable)")
     cx.add_argument(
         "--data",
         type=Path,
         default=None,
-        help="JSONL with code, input, output, id (default: shared CruxEval)",
+        help="JSONL with id, code, input, output and optional entry (default: shared CruxEval)",
     )
-    cx.add_argument("--limit", type=int, default=None)
+    cx.add_argument("--limit", type=int, default=None, help="the first N items only")
     cx.add_argument(
         "--constrained",
         action="store_true",
-        help="decode under the grammar with the embedded engine, as debug sessions do",
+        help="local: decode under the grammar with the embedded engine, as debug sessions do "
+        "(vllm always does)",
     )
+    cx.add_argument(
+        "--samples", type=int, default=1, help="predictions per item; above 1: pass@k, sampled"
+    )
+    cx.add_argument(
+        "--temperature",
+        type=float,
+        default=None,
+        help="sampling temperature (default 0.8 with --samples > 1, else 0: greedy)",
+    )
+    cx.add_argument("--seed", type=int, default=0, help="seeds every sampled draw")
     cx.add_argument("--out", type=Path, default=None)
     cx.set_defaults(run=run_cruxeval)
+
+    rp = tasks.add_parser(
+        "report",
+        help="plots and the README results section from evaluation/results",
+        description="Read every results file, write the PNG plots and rewrite the README block "
+        "between the results markers (our numbers beside the paper's, with their commands).",
+    )
+    rp.add_argument("--results", type=Path, default=None, help="default evaluation/results")
+    rp.add_argument("--plots", type=Path, default=None, help="default evaluation/plots")
+    rp.add_argument("--readme", type=Path, default=None, help="default the project's README.md")
+    rp.add_argument(
+        "--print", action="store_true", help="print the block instead of writing the README"
+    )
+    rp.set_defaults(run=run_report)
+
+
+def _write(results: dict, out: Path | None) -> None:
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(results, indent=2) + "\n")
 
 
 def run_next_state(args: argparse.Namespace) -> int:
@@ -68,43 +125,148 @@ def run_next_state(args: argparse.Namespace) -> int:
     results = evaluate(
         args.model, args.data, args.per_action, args.seed, constrained=args.constrained
     )
+    command = f"ndb eval next-state --model {args.model} --data {args.data}"
+    command += f" --per-action {args.per_action}" + (f" --seed {args.seed}" if args.seed else "")
+    command += " --constrained" if args.constrained else ""
+    results["command"] = command + (f" --out {args.out}" if args.out else "")
     print(format_table(results))
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(results, indent=2) + "\n")
+    _write(results, args.out)
     return 0
 
 
+def run_horizon(args: argparse.Namespace) -> int:
+    from .next_state import format_horizon, horizon
+
+    if args.exclude is not None and not args.exclude.is_dir():
+        print(f"ndb eval horizon: error: no shards folder {args.exclude}")
+        return 2
+    results = horizon(
+        args.model,
+        args.programs,
+        args.seed,
+        args.per_bucket,
+        args.exclude,
+        constrained=args.constrained,
+    )
+    command = f"ndb eval horizon --model {args.model} --programs {args.programs}"
+    command += f" --seed {args.seed} --per-bucket {args.per_bucket}"
+    command += f" --exclude {args.exclude}" if args.exclude else ""
+    command += " --constrained" if args.constrained else ""
+    results["command"] = command + (f" --out {args.out}" if args.out else "")
+    print(format_horizon(results))
+    _write(results, args.out)
+    return 0
+
+
+def cruxeval_command(args: argparse.Namespace) -> str:
+    """The command line that reproduces a CruxEval run, stored in its results file so the
+    README table can say how each number was made."""
+    parts = ["ndb eval cruxeval", f"--task {args.task}", f"--action {args.action}"]
+    parts.append(f"--backend {args.backend}")
+    if args.backend in ("local", "vllm") and args.model != Path("models/ndb-small"):
+        parts.append(f"--model {args.model}")
+    parts += [f"--vllm-url {url}" for url in args.vllm_url]
+    if args.data is not None:
+        parts.append(f"--data {args.data}")
+    if args.limit is not None:
+        parts.append(f"--limit {args.limit}")
+    if args.constrained:
+        parts.append("--constrained")
+    if args.samples > 1:
+        parts += [f"--samples {args.samples}", f"--temperature {args.temperature:g}"]
+        parts.append(f"--seed {args.seed}")
+    elif args.temperature:
+        parts += [f"--temperature {args.temperature:g}", f"--seed {args.seed}"]
+    if args.out is not None:
+        parts.append(f"--out {args.out}")
+    return " ".join(parts)
+
+
 def run_cruxeval(args: argparse.Namespace) -> int:
+    import contextlib
+    import time
+
     from neural_debugger.paths import cruxeval_path
 
     from . import cruxeval
 
+    def fail(message: str) -> int:
+        print(f"ndb eval cruxeval: error: {message}")
+        return 2
+
     data = args.data or cruxeval_path()
     if not data.exists():
-        print(f"ndb eval cruxeval: error: no data file {data}")
-        return 2
+        return fail(f"no data file {data}")
+    if args.samples < 1:
+        return fail("--samples must be at least 1")
+    if args.temperature is None:
+        args.temperature = 0.8 if args.samples > 1 else 0.0
+    if args.temperature < 0:
+        return fail("--temperature must be at least 0")
+    if args.samples > 1 and args.temperature == 0:
+        return fail("--samples above 1 needs a temperature above 0 (greedy draws are all equal)")
+    raw = args.backend == "local" and not args.constrained
+    if raw and (args.samples > 1 or args.temperature):
+        return fail("sampling needs --constrained (the raw model is measured greedy)")
+    if args.backend == "vllm" and not args.vllm_url:
+        return fail("--backend vllm needs --vllm-url")
+    if args.action not in cruxeval.ACTIONS[args.task]:
+        options = " or ".join(cruxeval.ACTIONS[args.task])
+        return fail(f"{args.action} does not predict the {args.task}; use {options}")
     items = cruxeval.load(data, args.limit)
-    predict = None
-    if args.backend == "local" and args.constrained:
-        predict = cruxeval.constrained_predictor(args.model)
-    elif args.backend == "local":
-        from neural_debugger.model_backend.generate import greedy_state
-        from neural_debugger.training.model import load_pretrained
-        from neural_debugger.training.tokenizer import load_tokenizer
+    started = time.monotonic()
+    with contextlib.ExitStack() as stack:
+        if args.backend == "identity":
+            predict = None
+        elif raw:
+            predict = cruxeval.raw_predictor(args.model)
+        else:
+            predict = stack.enter_context(
+                cruxeval.engine_predictor(
+                    args.backend, args.model, args.vllm_url, args.temperature, args.seed
+                )
+            )
+        results = cruxeval.run(items, args.task, args.action, predict, args.backend, args.samples)
+    if args.backend == "identity":
+        decoding = "identity baseline"
+    elif args.backend == "oracle":
+        decoding = "oracle (real run)"
+    else:
+        decoding = "raw" if raw else "constrained"
+        decoding += (
+            " greedy"
+            if args.samples == 1 and not args.temperature
+            else (f" sampled, temperature {args.temperature:g}")
+        )
+    meta = {
+        "decoding": decoding,
+        "model": str(args.model) if args.backend in ("local", "vllm") else None,
+        "data": data.name,
+        "limit": args.limit,
+        "seconds": round(time.monotonic() - started, 1),
+        "command": cruxeval_command(args),
+    }
+    results = {**{k: v for k, v in results.items() if k != "records"}, **meta,
+               "records": results["records"]}  # fmt: skip
+    print(json.dumps({k: v for k, v in results.items() if k != "records"}))
+    _write(results, args.out)
+    return 0
 
-        model, tokenizer = load_pretrained(args.model), load_tokenizer(args.model)
 
-        def predict(prompt: str) -> str:
-            return greedy_state(model, tokenizer, prompt)
+def run_report(args: argparse.Namespace) -> int:
+    from . import report
 
     try:
-        results = cruxeval.run(items, args.task, args.action, predict, args.backend)
+        block = report.report(
+            args.results or report.RESULTS,
+            args.plots or report.PLOTS,
+            None if args.print else (args.readme or report.README),
+        )
     except ValueError as err:
-        print(f"ndb eval cruxeval: error: {err}")
+        print(f"ndb eval report: error: {err}")
         return 2
-    print(json.dumps({k: v for k, v in results.items() if k != "records"}))
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(results, indent=2) + "\n")
+    if args.print:
+        print(block)
+    else:
+        print(f"plots in {args.plots or report.PLOTS}; README block rewritten")
     return 0

@@ -12,19 +12,33 @@
 
 A prediction passes when ``f(input) == output`` holds on re-execution in a sandboxed subprocess
 (no stdin, a memory limit, a timeout), as CruxEval scores; exact match of the text is reported
-too. ``--backend baseline`` predicts the input unchanged (output task) or the output as the input
-(input task), to show the scorer rejects wrong answers and accepts right ones.
+too. With ``samples`` > 1 each item gets that many sampled predictions and pass@k is the unbiased
+estimator of Chen et al. (2021) over them.
+
+Backends, all through the same prompts, parser and scorer, so a number from one is comparable
+with a number from another:
+
+* ``local``: the embedded model, raw greedy (what the model writes on its own) or, with
+  ``constrained``, decoded by the embedded engine under the grammar, as debug sessions show it;
+* ``vllm``: the same grammar-constrained decoding through vLLM servers;
+* ``oracle``: the real tracer answers the same prompt (it runs the program); it must pass
+  everything, which shows the prompts are real states and the scorer accepts right answers;
+* ``identity``: no model, the input unchanged as the output (or the output as the input); it
+  passes exactly where ``f(x) == x``, which shows the scorer rejects wrong answers.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import math
 import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -150,7 +164,35 @@ def passes(item: Item, task: str, prediction: str | None) -> bool:
     return done.returncode == 0
 
 
-Predictor = Callable[[str], str]  # prompt -> generated state text
+Predictor = Callable[[Item, str, int], str]
+"""(item, prompt, draw number) -> the generated state text; draw numbers seed sampled draws."""
+
+BACKENDS = ("local", "vllm", "oracle", "identity")
+PASS_AT = (1, 5, 10)  # pass@k reported for every k here that is at most the number of samples
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased pass@k estimate from ``n`` samples of which ``c`` pass (Chen et al., 2021):
+    the chance that at least one of ``k`` samples drawn without replacement passes."""
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"pass@{k} needs 1 <= k <= n and 0 <= c <= n (n={n}, c={c})")
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def draw_seed(seed: int, item: Item, draw: int) -> int:
+    """A seed per item and draw, so a sampled run gives the same records whatever the order,
+    the limit or the process it runs in."""
+    return zlib.crc32(f"{seed}:{item.id}:{draw}".encode())
+
+
+def truth(item: Item, task: str) -> str:
+    return item.output if task == "output" else item.input
+
+
+def prompt_for(item: Item, task: str, action: str) -> str:
+    return output_prompt(item, action) if task == "output" else input_prompt(item)
 
 
 def run(
@@ -159,60 +201,137 @@ def run(
     action: str,
     predict_state: Predictor | None,
     backend: str,
+    samples: int = 1,
 ) -> dict[str, Any]:
-    """Score every item; ``predict_state`` is None for the baseline."""
+    """Score every item; ``predict_state`` is None for the identity baseline.
+
+    Each record holds the first prediction as ``prediction`` and whether it passed; with
+    ``samples`` > 1 also every sampled prediction and its verdict. ``pass@1`` is then the mean
+    share of passing samples (the unbiased estimate), and ``pass@k`` is added for k in
+    :data:`PASS_AT` up to ``samples``.
+    """
     if action not in ACTIONS[task]:
         raise ValueError(f"{action} does not predict the {task}; use {' or '.join(ACTIONS[task])}")
+    if samples < 1:
+        raise ValueError("samples must be at least 1")
+    if predict_state is None:
+        samples = 1  # the baseline is deterministic: one prediction says it all
     records = []
     for item in items:
-        if predict_state is None:
-            prediction: str | None = item.input if task == "output" else item.output
-        else:
-            prompt = output_prompt(item, action) if task == "output" else input_prompt(item)
-            prediction = prediction_from_state(item, task, predict_state(prompt))
-        truth = item.output if task == "output" else item.input
-        records.append(
-            {
-                "id": item.id,
-                "prediction": prediction,
-                "passed": passes(item, task, prediction),
-                "exact": prediction == truth,
-            }
-        )
+        predictions: list[str | None] = []
+        for draw in range(samples):
+            if predict_state is None:
+                predictions.append(item.input if task == "output" else item.output)
+            else:
+                text = predict_state(item, prompt_for(item, task, action), draw)
+                predictions.append(prediction_from_state(item, task, text))
+        verdicts: dict[str | None, bool] = {}  # one re-execution per distinct prediction
+        for prediction in predictions:
+            if prediction not in verdicts:
+                verdicts[prediction] = passes(item, task, prediction)
+        record: dict[str, Any] = {
+            "id": item.id,
+            "prediction": predictions[0],
+            "passed": verdicts[predictions[0]],
+            "exact": predictions[0] == truth(item, task),
+        }
+        if samples > 1:
+            record["predictions"] = predictions
+            record["passes"] = [verdicts[p] for p in predictions]
+            record["exacts"] = [p == truth(item, task) for p in predictions]
+        records.append(record)
+    return summarise(records, task, action, backend, samples)
+
+
+def summarise(
+    records: list[dict[str, Any]], task: str, action: str, backend: str, samples: int
+) -> dict[str, Any]:
+    """The figures over the records (kept last, so the file reads figures first)."""
     n = len(records)
-    return {
-        "task": task,
-        "action": action,
-        "backend": backend,
-        "n": n,
-        "pass@1": sum(r["passed"] for r in records) / n if n else 0.0,
-        "exact_match": sum(r["exact"] for r in records) / n if n else 0.0,
-        "unusable": sum(r["prediction"] is None for r in records),
-        "records": records,
-    }
+
+    def mean(values: list[float]) -> float:
+        return sum(values) / len(values) if values else 0.0
+
+    out: dict[str, Any] = {"task": task, "action": action, "backend": backend, "n": n}
+    out["samples"] = samples
+    if samples == 1:
+        out["pass@1"] = mean([float(r["passed"]) for r in records])
+        out["exact_match"] = mean([float(r["exact"]) for r in records])
+    else:
+        for k in (*[k for k in PASS_AT if k < samples], samples):
+            out[f"pass@{k}"] = mean([pass_at_k(samples, sum(r["passes"]), k) for r in records])
+        out["exact_match"] = mean([sum(r["exacts"]) / samples for r in records])
+        out["first_sample_pass"] = mean([float(r["passed"]) for r in records])
+    out["unusable"] = sum(r["prediction"] is None for r in records)
+    out["records"] = records
+    return out
 
 
-def constrained_predictor(model_dir: Path) -> Predictor:
-    """The embedded engine's greedy state under the grammar, as a debug session would show it.
+def raw_predictor(model_dir: Path) -> Predictor:
+    """The raw model's unconstrained greedy state: what it writes before any grammar helps."""
+    from neural_debugger.model_backend.generate import greedy_state
+    from neural_debugger.training.model import load_pretrained
+    from neural_debugger.training.tokenizer import load_tokenizer
 
-    A prediction that runs past the token budget yields its partial text (scored unusable).
-    """
-    from neural_debugger.model_backend.backend import BackendError, DecodeOptions, History
-    from neural_debugger.model_backend.local import LocalSession, load_model
-    from neural_debugger.protocol import parse_prompt
+    model, tokenizer = load_pretrained(model_dir), load_tokenizer(model_dir)
 
-    loaded = load_model(Path(model_dir).resolve())
-
-    def predict(prompt: str) -> str:
-        trajectory, action = parse_prompt(prompt)
-        history = History(trajectory.code, trajectory.states, trajectory.actions)
-        try:
-            return (
-                LocalSession(loaded, history.code)
-                .predict_now(history, action, DecodeOptions())
-                .text
-            )
-        except BackendError as err:
-            return getattr(err, "text", "")
+    def predict(item: Item, prompt: str, draw: int) -> str:
+        return greedy_state(model, tokenizer, prompt)
 
     return predict
+
+
+@contextmanager
+def engine_predictor(
+    backend: str,
+    model_dir: Path | None = None,
+    vllm_urls: Sequence[str] = (),
+    temperature: float = 0.0,
+    seed: int = 0,
+) -> Iterator[Predictor]:
+    """A predictor over a backend engine (``local`` under the grammar, ``vllm`` or ``oracle``),
+    each item a fresh session, as a debug session on that function would be.
+
+    ``temperature`` 0 is greedy; above 0 each draw is sampled with its own :func:`draw_seed`.
+    A prediction the engine cannot finish (budget passed, server down) yields its partial text,
+    scored unusable. The oracle runs ``f(input)`` for real; for the input task, where ``f``
+    returned from another ``return`` than the prompt's last one, it starts from the real return
+    state instead (the prompt's guess is not what ran).
+    """
+    from anyio.from_thread import start_blocking_portal
+
+    from neural_debugger.model_backend.backend import BackendError, DecodeOptions, History
+    from neural_debugger.model_backend.engines import make_engine
+    from neural_debugger.protocol import parse_prompt
+
+    engine = make_engine(backend, model_dir, vllm_urls)
+
+    async def predict_async(item: Item, prompt: str, draw: int) -> str:
+        trajectory, action = parse_prompt(prompt)
+        history = History(trajectory.code, trajectory.states, trajectory.actions)
+        inverse = action.kind.is_inverse
+        program = Program(path="cruxeval.py", source=item.code, entry=f"{item.entry}({item.input})")
+        options = DecodeOptions(temperature=temperature, seed=draw_seed(seed, item, draw))
+        try:
+            session = await engine.open(program, inverse=inverse)
+        except BackendError as err:
+            return getattr(err, "text", "")
+        try:
+            try:
+                return (await session.predict(history, action, options)).text
+            except BackendError:
+                first = getattr(session, "first_state", None)
+                if backend != "oracle" or not inverse or first is None:
+                    raise
+                real = History(trajectory.code, (first(),), ())
+                return (await session.predict(real, action, options)).text
+        except BackendError as err:
+            return getattr(err, "text", "")
+        finally:
+            await session.aclose()
+
+    with start_blocking_portal() as portal:
+        try:
+            yield lambda item, prompt, draw: portal.call(predict_async, item, prompt, draw)
+        finally:
+            portal.call(engine.aclose)

@@ -961,6 +961,15 @@ def _rate(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
 
 
+def overall_agreement(report: dict[str, Any]) -> dict[str, Any]:
+    """One rate for a results file: the share of compared stops at which ndb and debugpy agree
+    on everything compared (line, function, frames, outer lines, variables), read off its
+    details (a stop with no disagreement kind agreed), so older files give it too."""
+    pairs = [pair for item in report.get("details") or [] for pair in item["pairs"]]
+    agreed = sum(not pair.get("kinds") for pair in pairs)
+    return {"stops": len(pairs), "agreed": agreed, "rate": _rate(agreed, len(pairs))}
+
+
 def summarise(results: Sequence[ProgramResult], backend: str) -> dict[str, Any]:
     """Agreement counts and rates per scenario, and every disagreement kind with an example."""
     per: dict[str, Counter[str]] = {s: Counter() for s in (*SCENARIOS, "all")}
@@ -1001,6 +1010,14 @@ def summarise(results: Sequence[ProgramResult], backend: str) -> dict[str, Any]:
         "programs_failed": {r.name: r.error for r in results if r.error},
         "programs_desynced": [r.name for r in results if r.desynced],
         "stops": per["all"]["stops"],
+        "agreement": {
+            "stops": per["all"]["stops"],
+            "agreed": sum(not pair.kinds for result in results for pair in result.pairs),
+            "rate": _rate(
+                sum(not pair.kinds for result in results for pair in result.pairs),
+                per["all"]["stops"],
+            ),
+        },
         "scenarios": scenarios,
         "resyncs": {
             kind: {"count": n, "explanation": NOTES.get(kind, "")}

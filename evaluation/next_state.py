@@ -7,12 +7,22 @@ the value (return and exception states). Output that does not parse counts as wr
 counted separately. Results are grouped per action, forward and inverse.
 
 ``ndb eval next-state --model DIR --data DIR`` prints the table and can write JSON.
+
+The horizon (``ndb eval horizon``): how accuracy falls as one action jumps further, the paper's
+observation that long jumps are harder. Fresh programs from the training generator (a seed of
+their own, every program of the training data left out) are traced; from states along
+trajectories sampled with the paper's policy, each jump action (step_over, step_return, a
+breakpoint at a later line, inv_step_over, inv_step_call) is asked once, and its distance is the
+number of events it moves through in the run (1: the very next event; backwards for inverse
+actions). Breakpoint targets are drawn evenly over distance buckets, so long jumps are measured
+as often as short ones; items are then drawn evenly per action and bucket.
 """
 
 from __future__ import annotations
 
 import random
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,17 +32,31 @@ from neural_debugger.model_backend.generate import greedy_state
 from neural_debugger.model_backend.local import LoadedModel, LocalSession, load_model
 from neural_debugger.protocol import (
     Action,
+    ActionKind,
     ParseError,
     State,
+    StateKind,
     encode_prompt,
     parse_state,
     parse_trajectory,
 )
+from neural_debugger.tracer.events import ExitKind
+from neural_debugger.tracer.program import Program
+from neural_debugger.tracer.record import TracerFailure
+from neural_debugger.tracer.record import record as record_trace
+from neural_debugger.tracer.sampler import PAPER, PAPER_INVERSE, sample
+from neural_debugger.tracer.tree import StateTree
 from neural_debugger.training.model import load_pretrained
 from neural_debugger.training.shards import read_shards
 from neural_debugger.training.tokenizer import load_tokenizer
 
 COMPONENTS = ("exact", "event", "source", "locals", "value")
+FORWARD_JUMPS = (ActionKind.STEP_OVER, ActionKind.STEP_RETURN, ActionKind.BREAKPOINT)
+INVERSE_JUMPS = (ActionKind.INV_STEP_OVER, ActionKind.INV_STEP_CALL)
+# Distance buckets (events moved through), doubling: 1, 2-3, 4-7, 8-15, 16-31, 32 and more.
+Bucket = tuple[int, int | None]  # the lowest and highest distance in it (None: no limit)
+BUCKETS: tuple[Bucket, ...] = ((1, 1), (2, 3), (4, 7), (8, 15), (16, 31), (32, None))
+PROBES_PER_TRAJECTORY = 4  # prefixes of each sampled trajectory the jumps are asked from
 
 
 @dataclass(frozen=True)
@@ -40,7 +64,7 @@ class Item:
     action: str
     prompt: str
     target: State
-    distance: int  # how many states the action skipped (1 = the next event)
+    distance: int  # events the action moves through in the run (1: the next event)
     history: History | None = None  # the same prompt as a history, for the engine
     next_action: Action | None = None
 
@@ -96,6 +120,44 @@ def _constrained(loaded: LoadedModel, item: Item) -> str:
         return getattr(err, "text", "")
 
 
+def predict_and_score(
+    items: Iterable[Item], model_dir: Path, device: str = "cpu", constrained: bool = False
+) -> list[dict[str, Any]]:
+    """Each item's score (see :func:`score`); ``constrained``: decoded by the embedded engine
+    under the grammar (what a debug session shows) instead of unconstrained greedy (the raw
+    model)."""
+    loaded = load_model(Path(model_dir).resolve(), device) if constrained else None
+    if loaded is None:
+        model = load_pretrained(model_dir, device=device)
+        tokenizer = load_tokenizer(model_dir)
+    scores = []
+    for item in items:
+        if loaded is not None:
+            text = _constrained(loaded, item)
+        else:
+            text = greedy_state(model, tokenizer, item.prompt)
+        scores.append(score(text, item.target))
+    return scores
+
+
+def rates(scores: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Per component (and ``parsed``): how many items it applies to and the share right."""
+    out = {}
+    for name in ("parsed", *COMPONENTS):
+        values = [s[name] for s in scores if name in s]
+        if values:
+            out[name] = {"n": len(values), "rate": sum(values) / len(values)}
+    return out
+
+
+def prompt_limit(model_dir: Path) -> int:
+    """Prompt characters that leave the model room to answer (about two characters a token)."""
+    import json
+
+    config = json.loads((Path(model_dir) / "config.json").read_text())
+    return int(config["max_position_embeddings"]) * 2
+
+
 def evaluate(
     model_dir: Path,
     data_dir: Path,
@@ -104,36 +166,166 @@ def evaluate(
     device: str = "cpu",
     constrained: bool = False,
 ) -> dict[str, Any]:
-    """Exact match per action; ``constrained``: decoded by the embedded engine under the grammar
-    (what a debug session shows) instead of unconstrained greedy (the raw model)."""
-    model = load_pretrained(model_dir, device=device)
-    tokenizer = load_tokenizer(model_dir)
-    loaded = load_model(Path(model_dir).resolve(), device) if constrained else None
-    max_chars = model.config.max_position_embeddings * 2  # a prompt must leave room to answer
-    items = load_items(data_dir, per_action, seed, max_chars)
-    table: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
-    for item in items:
-        if loaded is not None:
-            text = _constrained(loaded, item)
-        else:
-            text = greedy_state(model, tokenizer, item.prompt)
-        result = score(text, item.target)
-        row = table[item.action]
-        row["parsed"].append(result["parsed"])
-        for name in COMPONENTS:
-            if name in result:
-                row[name].append(result[name])
-    summary = {
-        action: {name: {"n": len(v), "rate": sum(v) / len(v)} for name, v in row.items() if v}
-        for action, row in sorted(table.items())
-    }
+    """Exact match per action and per component, on held-out shards."""
+    items = load_items(data_dir, per_action, seed, prompt_limit(model_dir))
+    scores = predict_and_score(items, model_dir, device, constrained)
+    by_action: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for item, result in zip(items, scores, strict=True):
+        by_action[item.action].append(result)
     return {
         "model": str(model_dir),
         "data": str(data_dir),
         "per_action": per_action,
         "decoding": "constrained (embedded engine)" if constrained else "unconstrained greedy",
-        "results": summary,
+        "results": {action: rates(by_action[action]) for action in sorted(by_action)},
     }
+
+
+# ---- the horizon ---------------------------------------------------------------------------
+
+
+def bucket_label(bucket: Bucket) -> str:
+    low, high = bucket
+    return str(low) if low == high else (f"{low}+" if high is None else f"{low}-{high}")
+
+
+def bucket_of(distance: int) -> Bucket:
+    for low, high in BUCKETS:
+        if distance >= low and (high is None or distance <= high):
+            return (low, high)
+    raise ValueError(f"a jump moves at least one event, not {distance}")
+
+
+def _breakpoint_probe(tree: StateTree, i: int, rng: random.Random) -> Action | None:
+    """A breakpoint at the line of a later line event, its distance drawn bucket first, so that
+    long jumps are as common as short ones (the first later event on that line is where it
+    stops, which can be nearer)."""
+    later = [n.index for n in tree.nodes[i + 1 :] if n.kind is StateKind.LINE]
+    by_bucket: dict[Bucket, list[int]] = defaultdict(list)
+    for j in later:
+        by_bucket[bucket_of(j - i)].append(j)
+    if not by_bucket:
+        return None
+    chosen = by_bucket[rng.choice(sorted(by_bucket, key=lambda b: b[0]))]
+    event = tree.nodes[rng.choice(chosen)].event
+    assert event is not None
+    return Action(kind=ActionKind.BREAKPOINT, target=event.src)
+
+
+def horizon_items(
+    programs: int,
+    seed: int,
+    per_bucket: int,
+    max_prompt_chars: int,
+    exclude: frozenset[str] = frozenset(),
+) -> list[Item]:
+    """Up to ``per_bucket`` jump items per action and distance bucket, from fresh programs."""
+    from neural_debugger.training.data import TRACE_LIMITS, source_hash
+    from neural_debugger.training.programs import generate_programs
+
+    rng = random.Random(seed)
+    pools: dict[tuple[str, Bucket], list[Item]] = defaultdict(list)
+    for index, program in enumerate(generate_programs(seed, programs)):
+        if source_hash(program.source) in exclude:
+            continue
+        loaded = Program(path=f"program_{index}.py", source=program.source, entry=program.entry)
+        try:
+            trace = record_trace(loaded, TRACE_LIMITS)
+        except (TracerFailure, ValueError, SyntaxError):
+            continue
+        if not trace.events:
+            continue
+        forward = StateTree.forward(loaded, trace)
+        trees = [forward]
+        if trace.exit is not ExitKind.NEVER:
+            trees.append(StateTree.inverse_of(loaded, trace, forward=forward))
+        for tree in trees:
+            walk = sample(tree, PAPER_INVERSE if tree.inverse else PAPER, rng, max_states=24)
+            trajectory = walk.trajectory
+            prefixes = list(range(len(walk.nodes) - 1))  # every state but the exit
+            for k in sorted(rng.sample(prefixes, min(PROBES_PER_TRAJECTORY, len(prefixes)))):
+                i = walk.nodes[k]
+                for kind in INVERSE_JUMPS if tree.inverse else FORWARD_JUMPS:
+                    if kind is ActionKind.BREAKPOINT:
+                        action = _breakpoint_probe(tree, i, rng)
+                        if action is None:
+                            continue
+                    else:
+                        action = Action(kind=kind)
+                    j = tree.next(i, action)
+                    states, actions = trajectory.states[: k + 1], trajectory.actions[:k]
+                    prompt = encode_prompt(trajectory.code, states, (*actions, action))
+                    if len(prompt) > max_prompt_chars:
+                        continue
+                    item = Item(
+                        kind.value,
+                        prompt,
+                        tree.state(j, i, action),
+                        j - i,
+                        History(trajectory.code, states, actions),
+                        action,
+                    )
+                    pools[(kind.value, bucket_of(j - i))].append(item)
+    items: list[Item] = []
+    for key in sorted(pools, key=lambda k: (k[0], k[1][0])):
+        pool = pools[key]
+        rng.shuffle(pool)
+        items.extend(pool[:per_bucket])
+    return items
+
+
+def horizon(
+    model_dir: Path,
+    programs: int = 200,
+    seed: int = 7001,
+    per_bucket: int = 12,
+    exclude: Path | None = None,
+    device: str = "cpu",
+    constrained: bool = False,
+) -> dict[str, Any]:
+    """Accuracy per jump action and distance bucket; ``exclude``: training shards whose programs
+    are left out."""
+    seen = frozenset(r["source_hash"] for r in read_shards(exclude)) if exclude else frozenset()
+    items = horizon_items(programs, seed, per_bucket, prompt_limit(model_dir), seen)
+    scores = predict_and_score(items, model_dir, device, constrained)
+    grouped: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    for item, result in zip(items, scores, strict=True):
+        grouped[item.action][bucket_label(bucket_of(item.distance))].append(result)
+    labels = [bucket_label(b) for b in BUCKETS]
+    return {
+        "model": str(model_dir),
+        "programs": programs,
+        "seed": seed,
+        "per_bucket": per_bucket,
+        "excluded": str(exclude) if exclude else None,
+        "decoding": "constrained (embedded engine)" if constrained else "unconstrained greedy",
+        "buckets": labels,
+        "results": {
+            action: {label: rates(row[label]) for label in labels if row[label]}
+            for action, row in sorted(grouped.items())
+        },
+        "records": [
+            {"action": item.action, "distance": item.distance, **result}
+            for item, result in zip(items, scores, strict=True)
+        ],
+    }
+
+
+def format_horizon(results: dict[str, Any]) -> str:
+    """Exact match per action (rows) and distance bucket (columns), with the item counts."""
+    labels = results["buckets"]
+    lines = [f"{'action':15s} " + " ".join(f"{label:>11s}" for label in labels)]
+    for action, row in results["results"].items():
+        cells = []
+        for label in labels:
+            cell = row.get(label)
+            cells.append(
+                f"{cell['exact']['rate'] * 100:5.1f}% ({cell['exact']['n']:2d})"
+                if cell
+                else "-".rjust(11)
+            )
+        lines.append(f"{action:15s} " + " ".join(f"{c:>11s}" for c in cells))
+    return "\n".join(lines)
 
 
 def format_table(results: dict[str, Any]) -> str:

@@ -1,0 +1,147 @@
+"""``ndb eval report``: plots and the README block come from the results files, nothing else."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from neural_debugger.cli import main as ndb
+from neural_debugger.evaluation import cruxeval, report
+from neural_debugger.evaluation.cruxeval import Item
+from neural_debugger.evaluation.dap_crosscheck import overall_agreement
+from neural_debugger.evaluation.next_state import BUCKETS, bucket_label
+
+# Six items; the identity baseline passes "g" (output) and "b", "c", "g" (input).
+ITEMS = [
+    Item(name, f"def f(x):\n    return {body}", arg, out)
+    for name, body, arg, out in (
+        ("a", "x * 3", "2", "6"),
+        ("b", "abs(x)", "-4", "4"),
+        ("c", "x.upper()", "'ab'", "'AB'"),
+        ("d", "x + [1]", "[7]", "[7, 1]"),
+        ("e", "len(x)", "'abc'", "3"),
+        ("g", "x", "'same'", "'same'"),
+    )
+]
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def rate(n: int, right: int) -> dict[str, float]:
+    return {"n": n, "rate": right / n}
+
+
+@pytest.fixture
+def results(tmp_path: Path) -> Path:
+    folder = tmp_path / "results"
+    folder.mkdir()
+
+    def write(name: str, data: dict) -> None:
+        (folder / f"{name}.json").write_text(json.dumps(data))
+
+    for task, action in (("output", "step_return"), ("input", "inv_step_call")):
+        out = cruxeval.run(ITEMS, task, action, None, "identity")
+        write(f"cruxeval_{task}_{action}_identity", {**out, "command": f"identity {task}"})
+    write(
+        "next_state_constrained",
+        {
+            "model": "models/ndb-small",
+            "decoding": "constrained (embedded engine)",
+            "command": "ndb eval next-state --constrained",
+            "results": {
+                "step_into": {"parsed": rate(10, 10), "exact": rate(10, 7), "event": rate(10, 9),
+                              "source": rate(10, 8), "locals": rate(10, 7)},
+                "inv_step_call": {"parsed": rate(8, 8), "exact": rate(8, 2),
+                                  "event": rate(8, 8), "source": rate(8, 5),
+                                  "locals": rate(8, 2)},
+            },
+        },
+    )  # fmt: skip
+    labels = [bucket_label(b) for b in BUCKETS]
+    write(
+        "horizon_constrained",
+        {
+            "model": "models/ndb-small",
+            "decoding": "constrained (embedded engine)",
+            "per_bucket": 4,
+            "buckets": labels,
+            "command": "ndb eval horizon --constrained",
+            "results": {
+                "breakpoint": {
+                    label: {"exact": rate(4, 4 - min(k, 4)), "source": rate(4, 3)}
+                    for k, label in enumerate(labels)
+                }
+            },
+        },
+    )
+    details = [{"pairs": [{"scenario": "next"}, {"scenario": "next", "kinds": ["object_repr"]},
+                          {"scenario": "exit"}]}]  # fmt: skip
+    write(
+        "dap_crosscheck",
+        {"programs": 1, "programs_desynced": [], "details": details,
+         "scenarios": {"all": {"position_rate": 1.0}}},
+    )  # fmt: skip
+    for name in ("server_bench", "backend_bench"):
+        shutil.copy(report.RESULTS / f"{name}.json", folder / f"{name}.json")
+    return folder
+
+
+def readme(tmp_path: Path) -> Path:
+    path = tmp_path / "README.md"
+    path.write_text(f"# Title\n\nbefore\n\n{report.BEGIN}\nold text\n{report.END}\n\nafter\n")
+    return path
+
+
+def test_the_report_writes_plots_and_the_readme_block(results: Path, tmp_path: Path) -> None:
+    path, plots = readme(tmp_path), tmp_path / "plots"
+    argv = ["eval", "report", "--results", str(results), "--plots", str(plots)]
+    assert ndb([*argv, "--readme", str(path)]) == 0
+    for name in ("cruxeval", "accuracy_per_action", "horizon", "latency"):
+        png = plots / f"{name}.png"
+        assert png.read_bytes()[:8] == PNG and png.stat().st_size > 10_000
+    text = path.read_text()
+    assert text.startswith("# Title\n\nbefore\n\n") and text.endswith("\n\nafter\n")
+    assert "old text" not in text
+    block = text[text.index(report.BEGIN) : text.index(report.END)]
+    # the paper's numbers beside ours, with the commands that made ours
+    assert "77.9%" in block and "53.6% (17.7% exact)" in block
+    assert "16.7% (16.7% exact, n=6)" in block  # identity, output: only g(x) == x
+    assert "50.0% (16.7% exact, n=6)" in block  # identity, input: b, c and g
+    assert "`identity output`" in block and "`ndb eval horizon --constrained`" in block
+    assert "| step_into | 10 | – | 70.0% | 90.0% | 80.0% | 70.0% |" in block
+    assert "| breakpoint | 100% (4) | 75% (4) |" in block
+    assert "**66.7%** of 3 stops" in block
+    assert "![Exact match against jump distance](evaluation/plots/horizon.png)" in block
+    # regenerating gives the same README
+    assert ndb([*argv, "--readme", str(path)]) == 0
+    assert path.read_text() == text
+
+
+def test_a_readme_without_the_markers_is_refused(results: Path, tmp_path: Path) -> None:
+    path = tmp_path / "README.md"
+    path.write_text("# no block here\n")
+    argv = ["eval", "report", "--results", str(results), "--plots", str(tmp_path / "p")]
+    assert ndb([*argv, "--readme", str(path)]) == 2
+    assert path.read_text() == "# no block here\n"
+
+
+def test_missing_results_say_how_to_make_them(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    block = report.report(tmp_path / "empty", tmp_path / "plots", None)
+    assert "run `make eval-model`" in block
+    assert not list((tmp_path / "plots").glob("*.png"))
+
+
+def test_the_project_readme_has_the_block() -> None:
+    text = report.README.read_text()
+    assert text.index(report.BEGIN) < text.index(report.END)
+
+
+def test_one_agreement_rate_from_the_details() -> None:
+    details = [{"pairs": [{"scenario": "next"}, {"scenario": "stepIn", "kinds": ["class_repr"]}]},
+               {"pairs": [{"scenario": "exit"}, {"scenario": "next"}]}]  # fmt: skip
+    assert overall_agreement({"details": details}) == {"stops": 4, "agreed": 3, "rate": 0.75}
+    assert overall_agreement({"details": []})["rate"] is None
