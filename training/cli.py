@@ -26,6 +26,13 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
     )
     data.add_argument("--max-states", type=int, default=24, help="states per trajectory at most")
     data.add_argument(
+        "--mix",
+        default="generated=1",
+        help="shares of program origins, e.g. generated=0.75,package=0.1,repo=0.15 "
+        "(generated includes the standard-library functions; package: installed pure-Python "
+        "packages; repo: calls sampled from CPython test-suite runs)",
+    )
+    data.add_argument(
         "--cruxeval",
         type=Path,
         default=None,
@@ -57,7 +64,13 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
         help="model or run folder to continue from (its weights and tokenizer)",
     )
     train.add_argument("--steps", type=int, default=None, help="override the config's max steps")
-    train.add_argument("--minutes", type=float, default=None, help="stop after this many minutes")
+    train.add_argument(
+        "--minutes",
+        type=float,
+        default=None,
+        help="wall-clock budget: the cosine schedule anneals to zero by then and training stops",
+    )
+    train.add_argument("--lr", type=float, default=None, help="override the config's peak rate")
     train.add_argument("--device", default=None, help="cpu or cuda (default: cuda when present)")
     train.set_defaults(run=run_train)
 
@@ -65,13 +78,18 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
 def run_data(args: argparse.Namespace) -> int:
     from neural_debugger.paths import cruxeval_path
 
-    from .data import DataSpec, generate_data
+    from .data import DataSpec, generate_data, parse_mix
 
     cruxeval = args.cruxeval or cruxeval_path()
     if not cruxeval.exists():
         print(f"ndb data: error: CruxEval file {cruxeval} not found (needed to filter)")
         return 2
-    spec = DataSpec(programs=args.programs, seed=args.seed, max_states=args.max_states)
+    try:
+        mix = parse_mix(args.mix)
+    except ValueError as err:
+        print(f"ndb data: error: --mix: {err}")
+        return 2
+    spec = DataSpec(programs=args.programs, seed=args.seed, max_states=args.max_states, mix=mix)
     stats = generate_data(spec, args.out, str(cruxeval), workers=args.workers, exclude=args.exclude)
     summary = stats.to_json()
     print(
@@ -84,6 +102,8 @@ def run_data(args: argparse.Namespace) -> int:
                     "untraceable",
                     "trajectories",
                     "directions",
+                    "origins",
+                    "dropped_cruxeval_origins",
                 )
             }
         )
@@ -95,7 +115,7 @@ def run_data(args: argparse.Namespace) -> int:
 def run_train(args: argparse.Namespace) -> int:
     from .train import config_by_name, train
 
-    config = config_by_name(args.config, max_steps=args.steps)
+    config = config_by_name(args.config, max_steps=args.steps, lr=args.lr)
     train(
         config,
         args.data / "train",

@@ -7,6 +7,13 @@ known to terminate; the tracer's event and time limits still apply), and sampled
 paper's policy: forward trajectories from the start, inverse ones from the entry function's
 return, mixed equally as in the paper. Shards are JSON lines, one trajectory each, with a
 ``stats.json`` beside them.
+
+Origins (``DataSpec.mix``): ``generated`` (the generator's functions and scripts plus
+standard-library functions, :func:`.programs.generate_programs`), ``package`` (functions of
+installed pure-Python packages called with generated inputs) and ``repo`` (repository level:
+CPython's own test suites run under a trace hook, one call sampled per program and made the
+entry). The repo harvest runs first, one suite per process; its tallies go to ``stats.json``
+under ``repo_harvest``.
 """
 
 from __future__ import annotations
@@ -30,12 +37,40 @@ from neural_debugger.tracer.record import TracerFailure, record
 from neural_debugger.tracer.sampler import PAPER, PAPER_INVERSE, sample
 from neural_debugger.tracer.tree import StateTree
 
-from .programs import TrainingProgram, generate_programs
+from .programs import TrainingProgram, generate_programs, package_programs
 from .programs.cruxeval_filter import CruxEvalFilter
+from .programs.repo_tests import (
+    SUITES,
+    RepoCandidate,
+    build_pool,
+    check_candidate,
+    harvest,
+    sample_candidates,
+)
 from .shards import ShardWriter, read_shards
 
 TRACE_LIMITS = TraceLimits(max_events=2_000, max_seconds=2.0)
 CHUNK = 50  # programs per generator seed
+ORIGINS = ("generated", "package", "repo")
+_PACKAGE_SEED_OFFSET = 500_000  # package chunks draw seeds apart from generated chunks
+REPO_SPARES = 3  # sampled calls per wanted repo program: many calls run too few lines
+
+
+def parse_mix(text: str) -> tuple[tuple[str, float], ...]:
+    """``"generated=0.7,package=0.1,repo=0.2"`` → shares that sum to 1 (checked)."""
+    shares: dict[str, float] = {}
+    for part in text.split(","):
+        name, _, value = part.partition("=")
+        name = name.strip()
+        if name not in ORIGINS:
+            raise ValueError(f"unknown origin {name!r}; choose from {', '.join(ORIGINS)}")
+        shares[name] = float(value)
+        if shares[name] < 0:
+            raise ValueError(f"negative share for {name}")
+    total = sum(shares.values())
+    if abs(total - 1.0) > 1e-6:
+        raise ValueError(f"the shares sum to {total:g}, not 1")
+    return tuple((name, shares[name]) for name in ORIGINS if name in shares)
 
 
 @dataclass(frozen=True)
@@ -48,6 +83,13 @@ class DataSpec:
     inverse_per_program: int = 2
     max_states: int = 24
     shard_size: int = 5_000
+    mix: tuple[tuple[str, float], ...] = (("generated", 1.0),)
+
+    def counts(self) -> dict[str, int]:
+        """Programs per origin; rounding leftovers go to ``generated``."""
+        out = {name: round(share * self.programs) for name, share in self.mix}
+        out["generated"] = self.programs - sum(v for k, v in out.items() if k != "generated")
+        return out
 
 
 @dataclass
@@ -56,6 +98,8 @@ class DataStats:
     dropped_cruxeval: int = 0
     dropped_seen: int = 0  # programs already in the data given as ``exclude``
     untraceable: int = 0
+    rejected: Counter = field(default_factory=Counter)  # repo candidates that failed a check
+    dropped_cruxeval_origins: Counter = field(default_factory=Counter)
     trajectories: int = 0
     characters: int = 0
     states: int = 0
@@ -130,25 +174,56 @@ def source_hash(source: str) -> str:
     return hashlib.sha1(source.encode("utf-8")).hexdigest()
 
 
-Job = tuple[DataSpec, int, int, str | None, frozenset[str]]
+@dataclass(frozen=True)
+class Job:
+    """One chunk of work: ``count`` programs of one origin (repo: the sampled candidates)."""
+
+    spec: DataSpec
+    kind: str  # an entry of ORIGINS
+    chunk: int  # the chunk's number within its origin: seeds the generator and the sampler
+    first: int  # index of the chunk's first program in the whole data set
+    count: int
+    cruxeval_path: str | None
+    exclude: frozenset[str]
+    candidates: tuple[RepoCandidate, ...] = ()
+
+
+def _programs(job: Job, stats: DataStats) -> list[TrainingProgram]:
+    seed = job.spec.seed * 1_000_003 + job.chunk
+    if job.kind == "generated":
+        return generate_programs(seed, job.count)
+    if job.kind == "package":
+        return package_programs(seed + _PACKAGE_SEED_OFFSET, job.count)[0]
+    kept = []
+    for candidate in job.candidates:  # spares included: stop once the chunk is full
+        if len(kept) == job.count:
+            break
+        reason = check_candidate(candidate)
+        if reason is None:
+            kept.append(candidate.program)
+        else:
+            stats.rejected[reason] += 1
+    return kept
 
 
 def _work(job: Job) -> tuple[list[dict[str, Any]], DataStats]:
-    spec, chunk, count, cruxeval_path, exclude = job
+    spec, exclude = job.spec, job.exclude
     stats = DataStats()
-    crux = _cruxeval_filter(cruxeval_path) if cruxeval_path else None
-    rng = random.Random(spec.seed * 1_000_003 + chunk)
-    programs = generate_programs(spec.seed * 1_000_003 + chunk, count)
+    crux = _cruxeval_filter(job.cruxeval_path) if job.cruxeval_path else None
+    offset = {"generated": 0, "package": 1, "repo": 2}[job.kind] * 7_919
+    rng = random.Random(spec.seed * 1_000_003 + job.chunk + offset)
+    programs = _programs(job, stats)
     out: list[dict[str, Any]] = []
     for k, program in enumerate(programs):
         if crux is not None and crux.matches(program):
             stats.dropped_cruxeval += 1
+            stats.dropped_cruxeval_origins[program.origin.split(":")[0]] += 1
             continue
         if exclude and source_hash(program.source) in exclude:
             stats.dropped_seen += 1
             continue
         try:
-            records, events = program_trajectories(program, chunk * CHUNK + k, spec, rng)
+            records, events = program_trajectories(program, job.first + k, spec, rng)
         except (TracerFailure, ValueError, SyntaxError):
             stats.untraceable += 1
             continue
@@ -180,13 +255,15 @@ def generate_data(
     out_dir.mkdir(parents=True, exist_ok=True)
     for old in out_dir.glob("shard-*.jsonl"):
         old.unlink()
-    jobs = []
-    remaining, chunk = spec.programs, 0
-    while remaining > 0:
-        jobs.append((spec, chunk, min(CHUNK, remaining), cruxeval_path, seen))
-        remaining -= CHUNK
-        chunk += 1
     workers = workers or os.cpu_count() or 1
+    counts = spec.counts()
+    extra: dict[str, Any] = {"mix": dict(spec.mix), "requested": counts}
+    candidates: list[RepoCandidate] = []
+    if counts.get("repo", 0) > 0:
+        candidates, extra["repo_harvest"] = _repo_candidates(
+            spec, counts["repo"], cruxeval_path, workers
+        )
+    jobs = _jobs(spec, counts, candidates, cruxeval_path, seen)
     total = DataStats()
     writer = ShardWriter(out_dir, spec.shard_size)
     if workers == 1:
@@ -200,5 +277,50 @@ def generate_data(
                 writer.write(records)
                 total.add(stats)
     writer.close()
-    (out_dir / "stats.json").write_text(json.dumps(total.to_json(), indent=2) + "\n")
+    (out_dir / "stats.json").write_text(json.dumps({**total.to_json(), **extra}, indent=2) + "\n")
     return total
+
+
+def _jobs(
+    spec: DataSpec,
+    counts: dict[str, int],
+    candidates: list[RepoCandidate],
+    cruxeval_path: str | None,
+    seen: frozenset[str],
+) -> list[Job]:
+    """Chunks of every origin, interleaved so shards mix origins and cores stay busy."""
+    per_kind: list[list[Job]] = []
+    first = 0
+    for kind in ORIGINS:
+        remaining, chunk, jobs = counts.get(kind, 0), 0, []
+        while remaining > 0:
+            n = min(CHUNK, remaining)
+            start = chunk * CHUNK * REPO_SPARES
+            part = tuple(candidates[start : start + n * REPO_SPARES]) if kind == "repo" else ()
+            jobs.append(Job(spec, kind, chunk, first, n, cruxeval_path, seen, part))
+            first += n
+            remaining -= n
+            chunk += 1
+        per_kind.append(jobs)
+    out: list[Job] = []
+    longest = max((len(jobs) for jobs in per_kind), default=0)
+    for i in range(longest):
+        out.extend(jobs[i] for jobs in per_kind if i < len(jobs))
+    return out
+
+
+def _repo_candidates(
+    spec: DataSpec, count: int, cruxeval_path: str | None, workers: int
+) -> tuple[list[RepoCandidate], dict[str, Any]]:
+    """Run every test suite under the trace hook (one process per suite) and sample calls."""
+    indices = list(range(len(SUITES)))
+    if workers == 1:
+        harvests = [harvest(i) for i in indices]
+    else:
+        with mp.get_context("spawn").Pool(workers) as pool:
+            harvests = pool.map(harvest, indices, chunksize=1)
+    crux = _cruxeval_filter(cruxeval_path) if cruxeval_path else None
+    repo_pool = build_pool(harvests, crux)
+    summary: dict[str, Any] = dict(repo_pool.counts)
+    summary["suites"] = {h.suite.test + ":" + h.suite.module: len(h.tests) for h in harvests}
+    return sample_candidates(repo_pool, spec.seed, count * REPO_SPARES), summary

@@ -1,8 +1,9 @@
 """Write a model folder's README.md from what the run recorded, so every figure has a source.
 
-``python -m neural_debugger.training.model_card MODEL_DIR --data DATA_DIR --eval EVAL.json
---hardware "..."`` reads ``run.json`` (config, steps, tokens, time), the data folder's
-``stats.json`` files and a next-state evaluation, and writes ``MODEL_DIR/README.md``.
+``python -m neural_debugger.training.model_card MODEL_DIR --data DATA_DIR [--data ...] --eval
+EVAL.json --hardware "..."`` reads ``run.json`` (config, steps, tokens, time, and the earlier
+stages a resumed run continues), the data folders' ``stats.json`` files and a next-state
+evaluation, and writes ``MODEL_DIR/README.md``. The held-out data is the first folder's.
 """
 
 from __future__ import annotations
@@ -27,9 +28,47 @@ def _table(results: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _data_stats(data_dirs: list[Path]) -> dict[str, Any]:
+    """The train statistics of one or more data folders, added up."""
+    total: dict[str, Any] = {}
+    for data_dir in data_dirs:
+        stats = json.loads((data_dir / "train" / "stats.json").read_text())
+        for key in ("programs", "trajectories", "states", "dropped_cruxeval"):
+            total[key] = total.get(key, 0) + stats.get(key, 0)
+        for key in ("directions", "origins", "actions"):
+            merged = total.setdefault(key, {})
+            for name, count in stats.get(key, {}).items():
+                merged[name] = merged.get(name, 0) + count
+    return total
+
+
+def _stages(state: dict[str, Any], train_config: dict[str, Any], hardware: str) -> list[str]:
+    """One line per training stage (earlier runs this one resumed, then this run), and totals."""
+    this = {
+        "config": train_config["name"],
+        "lr": train_config["lr"],
+        "steps": state["step"],
+        "tokens": state["tokens_seen"],
+        "seconds": state["train_seconds"],
+    }
+    stages = [*state.get("earlier", []), this]
+    lines = []
+    for number, stage in enumerate(stages, 1):
+        resumed = " (resumed from the weights above)" if number > 1 else ""
+        lines.append(
+            f"- Stage {number}: config `{stage['config']}`, peak lr {stage['lr']}, "
+            f"{stage['steps']:,} steps, {stage['tokens']:,} tokens, "
+            f"{stage['seconds'] / 60:.1f} min{resumed}"
+        )
+    tokens = sum(stage["tokens"] for stage in stages)
+    minutes = sum(stage["seconds"] for stage in stages) / 60
+    lines.append(f"- In all: {tokens:,} tokens seen in {minutes:.1f} min on {hardware}")
+    return lines
+
+
 def render(
     model_dir: Path,
-    data_dir: Path,
+    data_dirs: list[Path],
     evaluation: dict[str, Any] | None,
     hardware: str,
     notes: list[str],
@@ -48,13 +87,14 @@ def render(
         )
         + config.hidden_size
     )
-    train_stats = json.loads((data_dir / "train" / "stats.json").read_text())
+    train_stats = _data_stats(data_dirs)
     lines = [
         f"# {model_dir.name}",
         "",
         "The embedded model of the neural debugger: a Llama-architecture decoder trained from "
-        "scratch on execution trajectories of generated Python programs and standard-library "
-        "functions, in the debugger language (see the repository README).",
+        "scratch on execution trajectories of generated Python programs, standard-library and "
+        "package functions and calls sampled from test suites, in the debugger language (see the "
+        "repository README).",
         "",
         "## Model",
         "",
@@ -67,12 +107,10 @@ def render(
         "",
         "## Training",
         "",
-        f"- Config `{train_config['name']}`: {state['step']:,} steps of "
-        f"{train_config['batch_size']} × {train_config['block_size']} tokens, AdamW (wd "
-        f"{train_config['weight_decay']}), peak lr {train_config['lr']}, "
-        f"{train_config['warmup_steps']} warmup steps, cosine to zero",
-        f"- Tokens seen: {state['tokens_seen']:,} (loss on state tokens only)",
-        f"- Training time: {state['train_seconds'] / 60:.1f} min on {hardware}",
+        f"- Steps of {train_config['batch_size']} × {train_config['block_size']} tokens, AdamW "
+        f"(wd {train_config['weight_decay']}), {train_config['warmup_steps']} warmup steps, "
+        "cosine to zero in each stage; loss on state tokens only",
+        *_stages(state, train_config, hardware),
         f"- Final validation loss: {state['history'][-1]['val_loss']:.4f}"
         if state["history"]
         else "- No validation recorded",
@@ -95,7 +133,7 @@ def render(
             *_table(evaluation),
             "",
             f"Made by `ndb eval next-state --model {model_dir} --data "
-            f"{data_dir / 'heldout'} --per-action {evaluation['per_action']}`.",
+            f"{data_dirs[0] / 'heldout'} --per-action {evaluation['per_action']}`.",
         ]
     if notes:
         lines += ["", "## Notes", "", *[f"- {note}" for note in notes]]
@@ -105,7 +143,9 @@ def render(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("model_dir", type=Path)
-    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument(
+        "--data", type=Path, action="append", required=True, help="a data folder (repeat)"
+    )
     parser.add_argument("--eval", type=Path, default=None)
     parser.add_argument("--hardware", required=True)
     parser.add_argument("--note", action="append", default=[])

@@ -175,11 +175,16 @@ def pack(texts: Iterable[str], tokenizer, block_size: int, seed: int, pad_id: in
 # ---- schedule and evaluation ---------------------------------------------------------------
 
 
-def learning_rate(step: int, config: TrainConfig) -> float:
-    """Linear warmup, then cosine decay to zero (as in the paper)."""
+def learning_rate(step: int, config: TrainConfig, time_progress: float = 0.0) -> float:
+    """Linear warmup, then cosine decay to zero (as in the paper).
+
+    ``time_progress`` (0..1, the share of a wall-clock budget spent) lets a time-boxed run
+    anneal fully before its deadline: the cosine follows whichever of steps or time is further
+    along, so a run cut by ``--minutes`` still ends at a learning rate near zero."""
     if step < config.warmup_steps:
         return config.lr * (step + 1) / config.warmup_steps
     progress = (step - config.warmup_steps) / max(1, config.max_steps - config.warmup_steps)
+    progress = max(progress, time_progress)
     return config.lr * 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
 
 
@@ -217,6 +222,28 @@ class RunState:
     tokens_seen: int = 0
     train_seconds: float = 0.0
     history: list[dict[str, Any]] = field(default_factory=list)
+    # the runs this one continues (resumed from a model folder): config, steps, tokens, seconds
+    earlier: list[dict[str, Any]] = field(default_factory=list)
+
+
+def earlier_stages(model_dir: Path) -> list[dict[str, Any]]:
+    """The training stages behind a model folder (its ``run.json``), oldest first, so that a
+    resumed run's record and model card add up every token the weights have seen."""
+    record = model_dir / "run.json"
+    if not record.exists():
+        return []
+    run = json.loads(record.read_text())
+    state = run["state"]
+    history = state.get("history") or [{}]
+    stage = {
+        "config": run["config"]["name"],
+        "lr": run["config"]["lr"],
+        "steps": state["step"],
+        "tokens": state["tokens_seen"],
+        "seconds": state["train_seconds"],
+        "val_loss": history[-1].get("val_loss"),
+    }
+    return [*state.get("earlier", []), stage]
 
 
 def build_model(config: TrainConfig, tokenizer) -> LlamaForCausalLM:
@@ -283,6 +310,7 @@ def train(
         state = RunState(**saved["run_state"])
     elif resume_from is not None:
         model = load_pretrained(resume_from, dtype=torch.float32).train()
+        state.earlier = earlier_stages(resume_from)
         shape = (model.config.hidden_size, model.config.num_hidden_layers)
         if shape != (config.hidden_size, config.num_hidden_layers):
             log(
@@ -311,11 +339,12 @@ def train(
 
     generator = torch.Generator().manual_seed(config.seed + state.step)
     rows = len(train_data.tokens)
-    started = time.monotonic()
+    started = run_started = time.monotonic()
     deadline = started + max_minutes * 60 if max_minutes else None
     first_step = state.step
     while state.step < config.max_steps:
-        lr = learning_rate(state.step, config)
+        spent = (time.monotonic() - run_started) / (max_minutes * 60) if max_minutes else 0.0
+        lr = learning_rate(state.step, config, time_progress=spent)
         for group in optimizer.param_groups:
             group["lr"] = lr
         pick = torch.randint(0, rows, (config.batch_size,), generator=generator)

@@ -25,7 +25,9 @@ from neural_debugger.training.tokenizer import load_tokenizer
 
 VOCAB = Vocab(load_tokenizer(Path(default_model_dir())))
 CODE = """def f(xs, name="é"):
+    \"\"\"Adds up xs: words of a docstring are not variables.\"\"\"
     total = 0
+    é = name.upper()  # nor are the words of a comment, or methods
     for x in xs:
         total += x
     for x in xs:
@@ -75,6 +77,9 @@ def test_json_cursor_bounds_what_the_tracer_never_writes() -> None:
 
 def test_names_are_names_of_the_code_each_shown_once() -> None:
     names = Names(CODE)
+    assert {b"xs", b"name", b"total", b"\xc3\xa9", b"f", b"print"} <= names.full
+    for word in (b"Adds", b"docstring", b"comment", b"upper", b"methods"):
+        assert word not in names.full, word
     assert feed(JsonCursor("object", names=names), '{"xs": "[1]", "total": "0", ".0": "<it>"}')
     assert not feed(JsonCursor("object", names=names), '{"xz": "1"}')  # not in the code
     assert not feed(JsonCursor("object", names=names), '{"tot": "1"}')  # only a prefix

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from neural_debugger.protocol import parse_trajectory
 from neural_debugger.protocol.tokens import ALL_SPECIAL_TOKENS
 from neural_debugger.training.data import DataSpec, generate_data
 from neural_debugger.training.model import load_pretrained
+from neural_debugger.training.model_card import render
 from neural_debugger.training.shards import read_shards
 from neural_debugger.training.tokenizer import load_tokenizer
 from neural_debugger.training.train import config_by_name, train
@@ -67,6 +69,24 @@ def test_tiny_training_lowers_the_loss_and_the_model_reloads(data: Path, tmp_pat
         more, data / "train", data / "heldout", tmp_path, resume_from=tmp_path, log=lambda _: None
     )
     assert resumed.step == 130
+    # a model folder (weights, no optimizer) starts a new stage that keeps the earlier ones' count
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    for file in tmp_path.iterdir():
+        if file.is_file() and file.name != "training_state.pt":
+            shutil.copy(file, shipped / file.name)
+    stage = config_by_name("tiny", max_steps=10, eval_every=10)
+    second = train(
+        stage, data / "train", data / "heldout", tmp_path / "stage2", resume_from=shipped,
+        log=lambda _: None,
+    )  # fmt: skip
+    earlier = [(s["steps"], s["tokens"]) for s in second.earlier]
+    assert earlier == [(130, 130 * more.tokens_per_step)]
+    card = render(tmp_path / "stage2", [data, data], None, "a test machine", [])
+    assert "- Stage 1: config `tiny`" in card and "(resumed from the weights above)" in card
+    assert f"In all: {140 * stage.tokens_per_step:,} tokens seen" in card
+    programs = json.loads((data / "train" / "stats.json").read_text())["programs"]
+    assert f"- {2 * programs:,} programs" in card  # two data folders, added up
 
 
 def test_a_briefly_trained_model_writes_parseable_states(data: Path, tmp_path: Path) -> None:

@@ -8,6 +8,10 @@ under the project's tracer before it is kept:
 * about 15% generated scripts (module-level code run as ``__main__``, ``entry`` is None),
 * about 15% real pure-Python standard-library functions called with generated inputs.
 
+Two more sources of real code are mixed in by ``ndb data --mix`` (see :mod:`..data`):
+:func:`package_programs` (functions of installed pure-Python packages, :mod:`.packages`) and
+repository-level programs sampled from test-suite runs (:mod:`.repo_tests`).
+
 About 5% of the generated programs are meant to end with an uncaught exception; every other
 program ends normally. Everything is deterministic in ``(seed, count)``: all randomness comes
 from one ``random.Random(seed)``, so seed ranges can separate training from held-out data.
@@ -22,10 +26,11 @@ from collections import Counter
 
 from .base import TrainingProgram
 from .generator import generate_candidate
-from .stdlib import catalog
+from .packages import catalog as package_catalog
+from .stdlib import StdlibFunction, catalog
 from .validate import check_program
 
-__all__ = ["TrainingProgram", "generate_programs"]
+__all__ = ["TrainingProgram", "generate_programs", "package_programs"]
 
 FUNCTION_SHARE = 0.70
 SCRIPT_SHARE = 0.15  # the rest (about 15%) is standard-library code
@@ -71,14 +76,28 @@ def _generated(rng: random.Random, kind: str, stats: Counter[str]) -> TrainingPr
     raise RuntimeError(f"no valid {kind} program after {MAX_ATTEMPTS} candidates")
 
 
-def _stdlib(rng: random.Random, stats: Counter[str]) -> TrainingProgram:
-    functions = catalog()
+def package_programs(seed: int, count: int) -> tuple[list[TrainingProgram], Counter[str]]:
+    """``count`` programs from installed pure-Python packages (:mod:`.packages`), deterministic
+    in ``(seed, count)``, with a tally of kept and rejected candidates."""
+    rng = random.Random(seed)
+    stats: Counter[str] = Counter()
+    functions = package_catalog()
+    return [_stdlib(rng, stats, functions, "package") for _ in range(count)], stats
+
+
+def _stdlib(
+    rng: random.Random,
+    stats: Counter[str],
+    functions: tuple[StdlibFunction, ...] | None = None,
+    kind: str = "stdlib",
+) -> TrainingProgram:
+    functions = functions or catalog()
     for _ in range(MAX_ATTEMPTS):
         function = rng.choice(functions)
         entry = function.entry(rng)
         verdict = check_program(function.source, entry)
         if verdict.ok:
-            stats["kept stdlib"] += 1
+            stats[f"kept {kind}"] += 1
             return TrainingProgram(function.source, entry, function.spec.origin)
-        stats[f"rejected stdlib: {verdict.reason.split(':')[0]}"] += 1
-    raise RuntimeError(f"no valid standard-library program after {MAX_ATTEMPTS} tries")
+        stats[f"rejected {kind}: {verdict.reason.split(':')[0]}"] += 1
+    raise RuntimeError(f"no valid {kind} program after {MAX_ATTEMPTS} tries")

@@ -15,8 +15,9 @@ class TrainingProgram:
 
     ``entry`` is a call expression such as ``f([3, 1, 2])`` (the module is run untraced under
     its own name, then the call is traced), or None for a script run as ``__main__``.
-    ``origin`` says where the code came from: ``generated:function``, ``generated:script`` or
-    ``stdlib:module.function``.
+    ``origin`` says where the code came from: ``generated:function``, ``generated:script``,
+    ``stdlib:module.function``, ``package:module.function`` (an installed package) or
+    ``repo:TEST_ID:module.function`` (a call sampled from a test-suite run).
     """
 
     source: str  # complete module source, ends with "\n"

@@ -60,10 +60,12 @@ class Spec:
     name: str
     args: ArgGen
     multi: int = 0  # > 0: the entry maps the function over this many argument sets
+    kind: str = "stdlib"  # the origin's prefix: "stdlib", or "package" for installed packages
+    wrap: str = ""  # a callable around the entry call, e.g. "list" to run a generator to its end
 
     @property
     def origin(self) -> str:
-        return f"stdlib:{self.module}.{self.name}"
+        return f"{self.kind}:{self.module}.{self.name}"
 
 
 @dataclass(frozen=True)
@@ -79,8 +81,10 @@ class StdlibFunction:
             sets = [self.spec.args(rng) for _ in range(self.spec.multi)]
             columns = list(zip(*sets, strict=True))
             lists = ", ".join("[" + ", ".join(col) + "]" for col in columns)
-            return f"list(map({name}, {lists}))"
-        return f"{name}({', '.join(self.spec.args(rng))})"
+            call = f"list(map({name}, {lists}))"
+        else:
+            call = f"{name}({', '.join(self.spec.args(rng))})"
+        return f"{self.spec.wrap}({call})" if self.spec.wrap else call
 
 
 # ---------------------------------------------------------------------- argument generators
@@ -547,10 +551,13 @@ class Unresolvable(Exception):
     """A name the function needs cannot be written as plain module-level code."""
 
 
-def _check_stdlib_file(path: str | None) -> Path:
+def _check_stdlib_file(path: str | None, modname: str, packages: frozenset[str]) -> Path:
+    """The module's file; it must be the standard library's, or a package in ``packages``."""
     if path is None:
         raise Unresolvable("no source file")
     file = Path(path).resolve()
+    if modname.split(".")[0] in packages and file.suffix == ".py":
+        return file  # an installed pure-Python package the caller allows (see packages.py)
     if "site-packages" in file.parts or "dist-packages" in file.parts:
         raise Unresolvable(f"{file} is not in the standard library")
     if _STDLIB_DIR not in file.parents:
@@ -559,10 +566,15 @@ def _check_stdlib_file(path: str | None) -> Path:
 
 
 @functools.cache
-def _module_namespace(modname: str) -> tuple[dict[str, Any], str, str]:
-    """The module's namespace (its pure-Python version where C would shadow it), source, file."""
+def _module_namespace(
+    modname: str, packages: frozenset[str] = frozenset()
+) -> tuple[dict[str, Any], str, str]:
+    """The module's namespace (its pure-Python version where C would shadow it), source, file.
+
+    ``packages`` names installed top-level packages whose modules may be read too.
+    """
     real = importlib.import_module(modname)
-    file = _check_stdlib_file(getattr(real, "__file__", None))  # frozen modules have it too
+    file = _check_stdlib_file(getattr(real, "__file__", None), modname, packages)
     source = file.read_text(encoding="utf-8")
     blocked = ACCELERATORS.get(modname)
     if not blocked:
@@ -704,9 +716,12 @@ def _import_line(name: str, value: object, tree: ast.Module) -> str | None:
     return None
 
 
-def assemble(module: str, name: str) -> str:
-    """A self-contained module with ``module.name`` and everything it needs."""
-    namespace, source, file = _module_namespace(module)
+def assemble(module: str, name: str, packages: frozenset[str] = frozenset()) -> str:
+    """A self-contained module with ``module.name`` and everything it needs.
+
+    ``packages``: installed top-level packages allowed as sources besides the standard library.
+    """
+    namespace, source, file = _module_namespace(module, packages)
     tree = ast.parse(source)
     lines = source.splitlines()
     defs = _definitions(tree)
@@ -724,7 +739,7 @@ def assemble(module: str, name: str) -> str:
         node = defs[current]
         needed_defs[current] = node
         text = _segment(lines, node)
-        code = compile(text, file, "exec")
+        code = compile(text, file, "exec", dont_inherit=True)  # annotations are names too
         for ref in _global_names(code):
             if ref in needed_defs or ref in constants or ref == current:
                 continue
@@ -780,8 +795,9 @@ def assemble(module: str, name: str) -> str:
     return text
 
 
-def reference(module: str, name: str) -> Callable[..., Any]:
-    namespace, _, _ = _module_namespace(module)
+def reference(module: str, name: str, packages: frozenset[str] = frozenset()) -> Callable[..., Any]:
+    """The library's own function, to compare the assembled copy with."""
+    namespace, _, _ = _module_namespace(module, packages)
     func = namespace[name]
     assert callable(func)
     return func  # type: ignore[no-any-return]
@@ -801,17 +817,19 @@ def _outcome(func: Callable[..., Any], args_text: list[str], env: dict[str, Any]
     return repr(result) + "|" + "|".join(shown)
 
 
-def verify(spec: Spec, source: str, samples: int = 4) -> bool:
+def verify(
+    spec: Spec, source: str, samples: int = 4, packages: frozenset[str] = frozenset()
+) -> bool:
     """Does the assembled source run alone and agree with the library on sample inputs?"""
     namespace: dict[str, Any] = {"__name__": "ndb_stdlib_check", "__builtins__": builtins}
     try:
-        exec(compile(source, "<stdlib>", "exec"), namespace)
+        exec(compile(source, "<stdlib>", "exec", dont_inherit=True), namespace)
     except Exception:
         return False
     own = namespace.get(spec.name)
     if not callable(own):
         return False
-    ref = reference(spec.module, spec.name)
+    ref = reference(spec.module, spec.name, packages)
     rng = random.Random(f"verify:{spec.origin}")
     agreed = 0
     env = {"__builtins__": builtins}
