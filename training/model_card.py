@@ -128,12 +128,18 @@ def render(
     if evaluation is not None:
         lines += [
             "",
-            "## Next-state exact match (held-out programs, greedy)",
+            f"## Next-state exact match (held-out programs, greedy, "
+            f"{evaluation.get('decoding', 'unconstrained')})",
             "",
             *_table(evaluation),
             "",
-            f"Made by `ndb eval next-state --model {model_dir} --data "
-            f"{data_dirs[0] / 'heldout'} --per-action {evaluation['per_action']}`.",
+            "Made by `"
+            + evaluation.get(
+                "command",
+                f"ndb eval next-state --model {model_dir} --data {data_dirs[0] / 'heldout'} "
+                f"--per-action {evaluation['per_action']}",
+            )
+            + "`.",
         ]
     if notes:
         lines += ["", "## Notes", "", *[f"- {note}" for note in notes]]
