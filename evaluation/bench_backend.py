@@ -37,17 +37,14 @@ from neural_debugger.paths import REPOSITORY
 from neural_debugger.protocol import Action, ActionKind
 from neural_debugger.tracer.program import load_program
 
+from .timing import percentile
+
 PROGRAMS = [
     ("examples/bubble_sort.py", "bubble_sort([5, 2, 9, 1])"),
     ("examples/running_total.py", "running_total([3, 1, 2, 7])"),
 ]
 ACTIONS = [ActionKind.STEP_INTO, ActionKind.STEP_INTO, ActionKind.STEP_OVER]
 DEBUGPY_MS = 176.0  # measured on this machine kind: debugpy, `next` to the new stop's variables
-
-
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 async def _session_steps(engine: LocalEngine, path: str, entry: str, steps: int) -> list[dict]:
@@ -134,9 +131,9 @@ def run(steps: int) -> dict:
         "step_ms": {
             "incremental": {
                 "median": statistics.median(incremental),
-                "p95": _percentile(incremental, 0.95),
+                "p95": percentile(incremental, 0.95),
             },
-            "re_encoded": {"median": statistics.median(scratch), "p95": _percentile(scratch, 0.95)},
+            "re_encoded": {"median": statistics.median(scratch), "p95": percentile(scratch, 0.95)},
             "speedup_median": statistics.median(scratch) / statistics.median(incremental),
             "same_state_as_reencoded": sum(r["same_as_reencoded"] for r in rows),
             "debugpy_median_for_scale": DEBUGPY_MS,

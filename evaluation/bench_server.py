@@ -48,6 +48,8 @@ from anyio.abc import SocketStream
 
 from neural_debugger.paths import REPOSITORY
 
+from .timing import percentile
+
 # debugpy on this machine kind, for scale: `next` to the new stop's variables (the same
 # measure as here), and one request's round trip.
 DEBUGPY_STEP_MS = 176.0
@@ -65,11 +67,6 @@ ALONE_CHECKS = 5  # local sessions re-run alone after the load, to compare their
 
 class BenchError(Exception):
     """The server answered with an error, or did not answer in time."""
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def summary(values: list[float]) -> dict[str, float | int]:

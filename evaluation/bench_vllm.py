@@ -31,7 +31,8 @@ from neural_debugger.paths import REPOSITORY
 from neural_debugger.protocol import Action
 from neural_debugger.tracer.program import load_program
 
-from .bench_backend import ACTIONS, PROGRAMS, _percentile
+from .bench_backend import ACTIONS, PROGRAMS
+from .timing import percentile
 
 
 async def _steps(engine: VllmEngine, path: str, entry: str, steps: int) -> list[dict]:
@@ -72,7 +73,7 @@ def _summary(rows: list[dict], seconds: float) -> dict:
     return {
         "steps": len(rows),
         "median": statistics.median(ms),
-        "p95": _percentile(ms, 0.95),
+        "p95": percentile(ms, 0.95),
         "steps_per_s": len(rows) / seconds,
         "tokens_per_s": tokens / seconds,
         "chosen_tokens_per_s": sum(r["generated"] for r in rows) / seconds,

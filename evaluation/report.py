@@ -73,34 +73,18 @@ def pct(rate: float | None, digits: int = 1) -> str:
 # ---- CruxEval ----------------------------------------------------------------------------------
 
 
-def crux_setting(name: str, result: dict[str, Any]) -> str:
+def crux_setting(result: dict[str, Any]) -> str:
     """The row a CruxEval results file belongs to: the backend and how it decoded."""
     backend = result["backend"]
-    if backend in ("identity", "baseline"):
+    if backend == "identity":
         return "baseline: identity (the input as the output, the output as the input)"
     if backend == "oracle":
         return "oracle: the real tracer (runs the code)"
     model = Path(result.get("model") or "models/ndb-small").name
-    decoding = result.get("decoding") or (
-        "constrained greedy" if name.endswith("_constrained") else "raw greedy"
-    )
-    decoding = decoding.replace("constrained", "under the grammar,").replace("raw", "raw,")
+    decoding = result["decoding"].replace("constrained", "under the grammar,")
+    decoding = decoding.replace("raw", "raw,")
     where = "" if backend == "local" else f" via {backend}"
     return f"{model}{where}, {decoding}"
-
-
-def crux_command(name: str, result: dict[str, Any], data_size: int | None) -> str:
-    """The command stored in the file, or rebuilt from its fields for older files."""
-    if "command" in result:
-        return str(result["command"])
-    parts = [f"ndb eval cruxeval --task {result['task']} --action {result['action']}"]
-    parts.append(f"--backend {result['backend']}")
-    if name.endswith("_constrained"):
-        parts.append("--constrained")
-    if result["n"] != data_size:
-        parts.append(f"--limit {result['n']}")
-    parts.append(f"--out evaluation/results/{name}.json")
-    return " ".join(parts)
 
 
 def crux_cell(result: dict[str, Any]) -> str:
@@ -115,22 +99,20 @@ def crux_cell(result: dict[str, Any]) -> str:
 
 
 def cruxeval_rows(
-    results: dict[str, dict[str, Any]], data_size: int | None
+    results: dict[str, dict[str, Any]],
 ) -> list[tuple[str, dict[str, dict[str, Any]], list[str]]]:
     """(row label, {action: result}, commands) per setting, the larger run where two overlap."""
     rows: dict[str, dict[str, dict[str, Any]]] = {}
-    names: dict[tuple[str, str], str] = {}
     for name, result in results.items():
         if not name.startswith("cruxeval_"):
             continue
-        label = crux_setting(name, result)
+        label = crux_setting(result)
         if result.get("samples", 1) > 1:
             label += f", {result['samples']} samples (pass@1 / pass@{result['samples']})"
         row = rows.setdefault(label, {})
         action = result["action"]
         if action not in row or result["n"] > row[action]["n"]:
             row[action] = result
-            names[(label, action)] = name
 
     def rank(label: str) -> tuple[int, str]:
         """The model's rows first (raw, under the grammar, sampled, other engines), then the
@@ -143,16 +125,12 @@ def cruxeval_rows(
     out = []
     for label in sorted(rows, key=rank):
         row = rows[label]
-        commands = [
-            crux_command(names[(label, a)], row[a], data_size)
-            for _, a, _ in CRUX_COLUMNS
-            if a in row
-        ]
+        commands = [str(row[a]["command"]) for _, a, _ in CRUX_COLUMNS if a in row]
         out.append((label, row, commands))
     return out
 
 
-def cruxeval_markdown(results: dict[str, dict[str, Any]], data_size: int | None) -> list[str]:
+def cruxeval_markdown(results: dict[str, dict[str, Any]]) -> list[str]:
     head = "| model or baseline | " + " | ".join(h for _, _, h in CRUX_COLUMNS) + " |"
     lines = [head, "|---" * (len(CRUX_COLUMNS) + 1) + "|"]
     for label, numbers in PAPER_CRUXEVAL:
@@ -161,7 +139,7 @@ def cruxeval_markdown(results: dict[str, dict[str, Any]], data_size: int | None)
             score, exact = numbers[action]
             cells.append(f"{score:.1f}%" + (f" ({exact:.1f}% exact)" if exact else ""))
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    rows = cruxeval_rows(results, data_size)
+    rows = cruxeval_rows(results)
     for label, row, _ in rows:
         cells = [crux_cell(row[a]) if a in row else "–" for _, a, _ in CRUX_COLUMNS]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
@@ -172,16 +150,6 @@ def cruxeval_markdown(results: dict[str, dict[str, Any]], data_size: int | None)
 
 
 # ---- next state and horizon --------------------------------------------------------------------
-
-
-def next_state_command(name: str, result: dict[str, Any]) -> str:
-    if "command" in result:
-        return str(result["command"])
-    command = f"ndb eval next-state --model {result['model']} --data {result['data']}"
-    command += f" --per-action {result['per_action']}"
-    if result.get("decoding", "").startswith("constrained"):
-        command += " --constrained"
-    return command + f" --out evaluation/results/{name}.json"
 
 
 def next_state_markdown(results: dict[str, dict[str, Any]]) -> list[str]:
@@ -213,7 +181,7 @@ def next_state_markdown(results: dict[str, dict[str, Any]]) -> list[str]:
     lines += ["", f"Component columns are the {decoding} run's. Commands:", ""]
     for name in ("next_state", "next_state_constrained"):
         if name in results:
-            lines.append(f"* `{next_state_command(name, results[name])}`")
+            lines.append(f"* `{results[name]['command']}`")
     return lines
 
 
@@ -476,9 +444,9 @@ def plot_latency(results: dict[str, dict[str, Any]], out: Path) -> bool:
     return True
 
 
-def plot_cruxeval(results: dict[str, dict[str, Any]], data_size: int | None, out: Path) -> bool:
+def plot_cruxeval(results: dict[str, dict[str, Any]], out: Path) -> bool:
     """CruxEval pass@1 per column: the paper's models, ours and the two baselines."""
-    rows = cruxeval_rows(results, data_size)
+    rows = cruxeval_rows(results)
     if not rows:
         return False
     plt = _pyplot()
@@ -517,13 +485,6 @@ def plot_cruxeval(results: dict[str, dict[str, Any]], data_size: int | None, out
 # ---- the report ------------------------------------------------------------------------------
 
 
-def cruxeval_size() -> int | None:
-    from neural_debugger.paths import cruxeval_path
-
-    path = cruxeval_path()
-    return sum(1 for line in path.open() if line.strip()) if path.exists() else None
-
-
 def horizon_result(results: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
     """The horizon run to show: under the grammar when there is one."""
     return results.get("horizon_constrained") or results.get("horizon")
@@ -531,7 +492,6 @@ def horizon_result(results: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
 
 def render(results: dict[str, dict[str, Any]], plots: dict[str, bool]) -> str:
     """The README block (markers excluded)."""
-    size = cruxeval_size()
     image: Callable[[str, str], list[str]] = lambda name, alt: (  # noqa: E731
         [f"![{alt}](evaluation/plots/{name}.png)", ""] if plots.get(name) else []
     )
@@ -541,7 +501,7 @@ def render(results: dict[str, dict[str, Any]], plots: dict[str, bool]) -> str:
         "pass@1 (greedy unless sampled), scored by running `assert f(input) == output` in a "
         "sandboxed subprocess; exact text match beside it.",
         "",
-        *cruxeval_markdown(results, size),
+        *cruxeval_markdown(results),
         "",
         *image("cruxeval", "CruxEval pass@1: the paper's models, ours, the baselines"),
         "### Next state per action and per state component",
@@ -584,9 +544,8 @@ def report(
     """Write the plots and (unless ``readme`` is None) the README block; returns the block."""
     results = load_results(results_dir)
     plots_dir.mkdir(parents=True, exist_ok=True)
-    size = cruxeval_size()
     plots = {
-        "cruxeval": plot_cruxeval(results, size, plots_dir / "cruxeval.png"),
+        "cruxeval": plot_cruxeval(results, plots_dir / "cruxeval.png"),
         "accuracy_per_action": plot_accuracy(results, plots_dir / "accuracy_per_action.png"),
         "horizon": plot_horizon(horizon_result(results), plots_dir / "horizon.png"),
         "latency": plot_latency(results, plots_dir / "latency.png"),

@@ -210,7 +210,7 @@ def _work(job: Job) -> tuple[list[dict[str, Any]], DataStats]:
     spec, exclude = job.spec, job.exclude
     stats = DataStats()
     crux = _cruxeval_filter(job.cruxeval_path) if job.cruxeval_path else None
-    offset = {"generated": 0, "package": 1, "repo": 2}[job.kind] * 7_919
+    offset = ORIGINS.index(job.kind) * 7_919
     rng = random.Random(spec.seed * 1_000_003 + job.chunk + offset)
     programs = _programs(job, stats)
     out: list[dict[str, Any]] = []

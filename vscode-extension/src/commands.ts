@@ -1,6 +1,5 @@
 // The commands: an inverse session for the function at the cursor, and a comparison of the active
 // predicted session with a real run (the oracle backend), marked in the editor.
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { configForFile, DEBUG_TYPE, inverseConfig, NeuralConfig, oracleConfig } from './core/debugConfig';
 import { COMPARE_REQUEST, isComparison, marksForFile, summary } from './core/divergences';
@@ -97,11 +96,10 @@ export async function compareWithRealRun(): Promise<boolean> {
     return false;
   }
   const predicted = active !== undefined && base !== undefined && base.backend !== 'oracle';
-  const what = base?.entry ? `${base.entry} from ${path.basename(program)}` : path.basename(program);
   const consequence = predicted
     ? 'The actions of this predicted session are taken on the real run, and every line where a prediction was wrong is marked in the editor.'
     : 'Every stop of the new session comes from that real run.';
-  if (!(await confirmRealRun(what, consequence))) return false;
+  if (!(await confirmRealRun(program, base?.entry, consequence))) return false;
   const uri = vscode.Uri.file(program);
   const folder = active?.workspaceFolder ?? vscode.workspace.getWorkspaceFolder(uri);
   const realSession: NeuralConfig = { ...oracleConfig(base, program, folder?.uri.fsPath), realRunConfirmed: true };

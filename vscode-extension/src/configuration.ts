@@ -4,7 +4,6 @@
 // the program, so it starts only after the user confirms (the compare command asked already).
 import * as vscode from 'vscode';
 import { applySettings, configForFile, isEmptyConfig, NeuralConfig, validate } from './core/debugConfig';
-import * as path from 'node:path';
 import { checkPrerequisites } from './adapter';
 import { entryAnnotation } from './core/python';
 import { confirmRealRun } from './realRun';
@@ -46,8 +45,8 @@ export class NeuralConfigurationProvider implements vscode.DebugConfigurationPro
       return undefined;
     }
     if (config.backend === 'oracle' && config.realRunConfirmed !== true) {
-      const what = config.entry ? `${config.entry} from ${path.basename(config.program ?? '')}` : path.basename(config.program ?? '');
-      if (!(await confirmRealRun(what, 'This configuration names the oracle backend: every stop comes from that real run.'))) return undefined;
+      const consequence = 'This configuration names the oracle backend: every stop comes from that real run.';
+      if (!(await confirmRealRun(config.program ?? '', config.entry, consequence))) return undefined;
     }
     return (await checkPrerequisites(config, folder)) ? debugConfiguration : undefined;
   }

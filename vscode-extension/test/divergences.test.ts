@@ -1,9 +1,11 @@
 // The server's comparison answer turned into editor marks and a one-line summary.
 import assert from 'node:assert/strict';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Comparison, Divergence, isComparison, marksForFile, summary } from '../src/core/divergences';
 
-const FILE = '/work/example.py';
+const FILE = join(tmpdir(), 'example.py');
 
 function divergence(overrides: Partial<Divergence>): Divergence {
   return {
