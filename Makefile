@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-node test-vllm extension e2e lint bench data train-small eval-model clean vllm-env
+.PHONY: setup demo test test-node test-vllm extension e2e lint bench data device-wheels train-small eval-model clean vllm-env
 
 setup: $(STAMP)
 
@@ -72,9 +72,23 @@ bench: $(STAMP)
 # The model pipeline (see README "Training"): data on all cores, then training, then evaluation.
 DATA ?= data/v1
 RUN ?= runs/small
+MIX ?= generated=0.7,package=0.12,repo=0.18
 data: $(STAMP)
-	$(BIN)/ndb data --out $(DATA)/train --programs 20000 --seed 1
-	$(BIN)/ndb data --out $(DATA)/heldout --programs 600 --seed 900001 --exclude $(DATA)/train
+	$(BIN)/ndb data --out $(DATA)/train --programs 20000 --seed 1 --mix $(MIX)
+	$(BIN)/ndb data --out $(DATA)/heldout --programs 600 --seed 900001 --exclude $(DATA)/train \
+		--functions heldout
+	$(BIN)/ndb data --out $(DATA)/heldout-real --programs 300 --seed 900002 \
+		--mix package=0.4,repo=0.6 --functions heldout
+
+# Wheels a lent GPU machine lacks (its image has torch, tokenizers, safetensors, numpy, anyio,
+# httpx, the allow-listed packages and pytest; Python 3.12, no network): carried as .whl/ for
+# training/device_run.sh.
+DEVICE_WHEELS = pydantic==2.14.3 pydantic-core==2.50.4 annotated-types==0.8.0 \
+	typing-inspection==0.4.5 debugpy==1.8.22 pygls==2.1.1 lsprotocol==2025.0.0 cattrs==26.2.1
+device-wheels: $(STAMP)
+	$(BIN)/pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+		--platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
+		--platform manylinux2014_x86_64 --platform any -d .whl $(DEVICE_WHEELS)
 
 train-small: $(STAMP)
 	$(BIN)/ndb train --config small --data $(DATA) --out $(RUN)
@@ -87,6 +101,8 @@ eval-model: $(STAMP)
 	$(BIN)/ndb eval cruxeval --task input --action inv_step_call --out evaluation/results/cruxeval_input_inv_step_call.json
 	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout --per-action 80 --constrained \
 		--out evaluation/results/next_state_constrained.json
+	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout-real --per-action 40 \
+		--constrained --unseen $(DATA)/train --out evaluation/results/next_state_real.json
 	$(BIN)/ndb eval horizon --model models/ndb-small --programs 200 --seed 7001 --per-bucket 12 \
 		--exclude $(DATA)/train --constrained --out evaluation/results/horizon_constrained.json
 	for run in "output step_return" "output breakpoint" "input inv_step_call"; do set -- $$run; \

@@ -26,6 +26,19 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="decode under the grammar with the embedded engine, as debug sessions do",
     )
+    ns.add_argument(
+        "--origins",
+        default=None,
+        help="only trajectories of these origins, comma-separated "
+        "(generated, stdlib, package, repo); default all",
+    )
+    ns.add_argument(
+        "--unseen",
+        type=Path,
+        default=None,
+        help="training shards: leave out real code whose function appears there (held out by "
+        "function, not by program)",
+    )
     ns.set_defaults(run=run_next_state)
 
     hz = tasks.add_parser(
@@ -122,12 +135,24 @@ def _write(results: dict, out: Path | None) -> None:
 def run_next_state(args: argparse.Namespace) -> int:
     from .next_state import evaluate, format_table
 
+    origins = tuple(o.strip() for o in args.origins.split(",")) if args.origins else None
+    if args.unseen is not None and not args.unseen.is_dir():
+        print(f"ndb eval next-state: error: --unseen {args.unseen} is not a folder of shards")
+        return 2
     results = evaluate(
-        args.model, args.data, args.per_action, args.seed, constrained=args.constrained
+        args.model,
+        args.data,
+        args.per_action,
+        args.seed,
+        constrained=args.constrained,
+        origins=origins,
+        unseen=args.unseen,
     )
     command = f"ndb eval next-state --model {args.model} --data {args.data}"
     command += f" --per-action {args.per_action}" + (f" --seed {args.seed}" if args.seed else "")
     command += " --constrained" if args.constrained else ""
+    command += f" --origins {args.origins}" if args.origins else ""
+    command += f" --unseen {args.unseen}" if args.unseen else ""
     results["command"] = command + (f" --out {args.out}" if args.out else "")
     print(format_table(results))
     _write(results, args.out)

@@ -47,6 +47,7 @@ from neural_debugger.tracer.record import record as record_trace
 from neural_debugger.tracer.sampler import PAPER, PAPER_INVERSE, sample
 from neural_debugger.tracer.tree import StateTree
 from neural_debugger.training.model import load_pretrained
+from neural_debugger.training.programs.split import function_of
 from neural_debugger.training.shards import read_shards
 from neural_debugger.training.tokenizer import load_tokenizer
 
@@ -67,12 +68,37 @@ class Item:
     distance: int  # events the action moves through in the run (1: the next event)
     history: History | None = None  # the same prompt as a history, for the engine
     next_action: Action | None = None
+    origin: str = "generated"  # the program's origin in the data (``training.programs.base``)
 
 
-def load_items(data_dir: Path, per_action: int, seed: int, max_prompt_chars: int) -> list[Item]:
-    """Up to ``per_action`` prediction items for every action, drawn from the held-out shards."""
+def trained_functions(train_dir: Path) -> frozenset[str]:
+    """The real functions (``module.function``) that training shards hold programs of."""
+    names = (function_of(record["origin"]) for record in read_shards(train_dir))
+    return frozenset(name for name in names if name is not None)
+
+
+def load_items(
+    data_dir: Path,
+    per_action: int,
+    seed: int,
+    max_prompt_chars: int,
+    origins: tuple[str, ...] | None = None,
+    unseen: Path | None = None,
+) -> list[Item]:
+    """Up to ``per_action`` prediction items for every action, drawn from the held-out shards.
+
+    ``origins``: only trajectories whose origin starts with one of these (``generated``,
+    ``stdlib``, ``package``, ``repo``). ``unseen``: training shards; real code of a function
+    that appears there is left out, so what remains is held out by function.
+    """
+    seen = trained_functions(unseen) if unseen is not None else frozenset()
     by_action: dict[str, list[Item]] = defaultdict(list)
     for record in read_shards(data_dir):
+        origin = record.get("origin", "generated")
+        if origins is not None and origin.partition(":")[0] not in origins:
+            continue
+        if function_of(origin) in seen:
+            continue
         trajectory = parse_trajectory(record["text"])
         for k in range(1, len(trajectory.states)):
             action = trajectory.actions[k - 1]
@@ -81,7 +107,7 @@ def load_items(data_dir: Path, per_action: int, seed: int, max_prompt_chars: int
                 break
             history = History(trajectory.code, trajectory.states[:k], trajectory.actions[: k - 1])
             by_action[action.kind.value].append(
-                Item(action.kind.value, prompt, trajectory.states[k], 0, history, action)
+                Item(action.kind.value, prompt, trajectory.states[k], 0, history, action, origin)
             )
     rng = random.Random(seed)
     items: list[Item] = []
@@ -165,9 +191,12 @@ def evaluate(
     seed: int = 0,
     device: str = "cpu",
     constrained: bool = False,
+    origins: tuple[str, ...] | None = None,
+    unseen: Path | None = None,
 ) -> dict[str, Any]:
-    """Exact match per action and per component, on held-out shards."""
-    items = load_items(data_dir, per_action, seed, prompt_limit(model_dir))
+    """Exact match per action and per component, on held-out shards (see :func:`load_items`
+    for ``origins`` and ``unseen``)."""
+    items = load_items(data_dir, per_action, seed, prompt_limit(model_dir), origins, unseen)
     scores = predict_and_score(items, model_dir, device, constrained)
     by_action: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for item, result in zip(items, scores, strict=True):
@@ -177,6 +206,8 @@ def evaluate(
         "data": str(data_dir),
         "per_action": per_action,
         "decoding": "constrained (embedded engine)" if constrained else "unconstrained greedy",
+        "origins": list(origins) if origins else "all",
+        "unseen_in": str(unseen) if unseen else None,
         "results": {action: rates(by_action[action]) for action in sorted(by_action)},
     }
 

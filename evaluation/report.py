@@ -158,10 +158,13 @@ def next_state_markdown(results: dict[str, dict[str, Any]]) -> list[str]:
         return ["(no next-state results: run `make eval-model`)"]
     main = constrained or raw
     assert main is not None
+    # held-out real code (stdlib, package, repo) of functions never trained on, if measured
+    real = results.get("next_state_real")
+    real_header = " exact, unseen real functions (n) |" if real else ""
     lines = [
-        "| action | n | exact, raw | exact, under the grammar | event | source line | locals "
-        "| value | parsed | paper, 32B |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| action | n | exact, raw | exact, under the grammar |" + real_header + " event "
+        "| source line | locals | value | parsed | paper, 32B |",
+        "|---|---|---|---|" + ("---|" if real else "") + "---|---|---|---|---|---|",
     ]
     for action in ACTIONS:
         row = main["results"].get(action)
@@ -173,13 +176,18 @@ def next_state_markdown(results: dict[str, dict[str, Any]]) -> list[str]:
             str(row["exact"]["n"]),
             pct(raw_row.get("exact", {}).get("rate")),
             pct(con_row.get("exact", {}).get("rate")),
+        ]
+        if real:
+            real_exact = real["results"].get(action, {}).get("exact")
+            cells.append(f"{pct(real_exact['rate'])} ({real_exact['n']})" if real_exact else "–")
+        cells += [
             *[pct(row.get(c, {}).get("rate")) for c in (*COMPONENT_NAMES, "parsed")],
             PAPER_NEXT_STATE.get(action, "–"),
         ]
         lines.append(f"| {action} | " + " | ".join(cells) + " |")
     decoding = main.get("decoding", "unconstrained greedy")
     lines += ["", f"Component columns are the {decoding} run's. Commands:", ""]
-    for name in ("next_state", "next_state_constrained"):
+    for name in ("next_state", "next_state_constrained", "next_state_real"):
         if name in results:
             lines.append(f"* `{results[name]['command']}`")
     return lines

@@ -44,6 +44,13 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
         default=None,
         help="leave out programs found in these shards (make held-out data unseen)",
     )
+    data.add_argument(
+        "--functions",
+        choices=["train", "heldout", "all"],
+        default="train",
+        help="which real (stdlib, package, repo) functions may appear: the training side of the "
+        "fixed split by function (default), the held-out side, or all",
+    )
     data.set_defaults(run=run_data)
 
     train = commands.add_parser(
@@ -89,8 +96,20 @@ def run_data(args: argparse.Namespace) -> int:
     except ValueError as err:
         print(f"ndb data: error: --mix: {err}")
         return 2
-    spec = DataSpec(programs=args.programs, seed=args.seed, max_states=args.max_states, mix=mix)
-    stats = generate_data(spec, args.out, str(cruxeval), workers=args.workers, exclude=args.exclude)
+    spec = DataSpec(
+        programs=args.programs,
+        seed=args.seed,
+        max_states=args.max_states,
+        mix=mix,
+        functions=args.functions,
+    )
+    try:
+        stats = generate_data(
+            spec, args.out, str(cruxeval), workers=args.workers, exclude=args.exclude
+        )
+    except ValueError as err:
+        print(f"ndb data: error: {err}")
+        return 2
     summary = stats.to_json()
     print(
         json.dumps(

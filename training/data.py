@@ -11,9 +11,9 @@ return, mixed equally as in the paper. Shards are JSON lines, one trajectory eac
 Origins (``DataSpec.mix``): ``generated`` (the generator's functions and scripts plus
 standard-library functions, :func:`.programs.generate_programs`), ``package`` (functions of
 installed pure-Python packages called with generated inputs) and ``repo`` (repository level:
-CPython's own test suites run under a trace hook, one call sampled per program and made the
-entry). The repo harvest runs first, one suite per process; its tallies go to ``stats.json``
-under ``repo_harvest``.
+CPython's own test suites and the pytest suites shipped inside installed packages run under a
+trace hook, one call sampled per program and made the entry). The repo harvest runs first, one
+suite per process; its tallies go to ``stats.json`` under ``repo_harvest``.
 """
 
 from __future__ import annotations
@@ -42,11 +42,13 @@ from .programs.cruxeval_filter import CruxEvalFilter
 from .programs.repo_tests import (
     SUITES,
     RepoCandidate,
+    RepoPool,
     build_pool,
     check_candidate,
     harvest,
     sample_candidates,
 )
+from .programs.split import Side, function_on_side
 from .shards import ShardWriter, read_shards
 
 TRACE_LIMITS = TraceLimits(max_events=2_000, max_seconds=2.0)
@@ -84,6 +86,9 @@ class DataSpec:
     max_states: int = 24
     shard_size: int = 5_000
     mix: tuple[tuple[str, float], ...] = (("generated", 1.0),)
+    # which real functions may appear: the training or the held-out side of the function split
+    # (:mod:`.programs.split`), or all of them
+    functions: Side = "train"
 
     def counts(self) -> dict[str, int]:
         """Programs per origin; rounding leftovers go to ``generated``."""
@@ -191,9 +196,9 @@ class Job:
 def _programs(job: Job, stats: DataStats) -> list[TrainingProgram]:
     seed = job.spec.seed * 1_000_003 + job.chunk
     if job.kind == "generated":
-        return generate_programs(seed, job.count)
+        return generate_programs(seed, job.count, job.spec.functions)
     if job.kind == "package":
-        return package_programs(seed + _PACKAGE_SEED_OFFSET, job.count)[0]
+        return package_programs(seed + _PACKAGE_SEED_OFFSET, job.count, job.spec.functions)[0]
     kept = []
     for candidate in job.candidates:  # spares included: stop once the chunk is full
         if len(kept) == job.count:
@@ -257,7 +262,11 @@ def generate_data(
         old.unlink()
     workers = workers or os.cpu_count() or 1
     counts = spec.counts()
-    extra: dict[str, Any] = {"mix": dict(spec.mix), "requested": counts}
+    extra: dict[str, Any] = {
+        "mix": dict(spec.mix),
+        "requested": counts,
+        "functions": spec.functions,
+    }
     candidates: list[RepoCandidate] = []
     if counts.get("repo", 0) > 0:
         candidates, extra["repo_harvest"] = _repo_candidates(
@@ -320,7 +329,20 @@ def _repo_candidates(
         with mp.get_context("spawn").Pool(workers) as pool:
             harvests = pool.map(harvest, indices, chunksize=1)
     crux = _cruxeval_filter(cruxeval_path) if cruxeval_path else None
-    repo_pool = build_pool(harvests, crux)
+    repo_pool = pool_on_side(build_pool(harvests, crux), spec.functions)
     summary: dict[str, Any] = dict(repo_pool.counts)
     summary["suites"] = {h.suite.test + ":" + h.suite.module: len(h.tests) for h in harvests}
     return sample_candidates(repo_pool, spec.seed, count * REPO_SPARES), summary
+
+
+def pool_on_side(pool: RepoPool, side: Side) -> RepoPool:
+    """The pool with only the calls of functions on ``side`` of the function split."""
+    tests = []
+    for test_id, suite, calls in pool.tests:
+        kept = [c for c in calls if function_on_side(f"{suite.module}.{c.function}", side)]
+        if kept:
+            tests.append((test_id, suite, kept))
+    functions = {f for f in pool.functions if function_on_side(f, side)}
+    counts = pool.counts.copy()
+    counts[f"functions on the {side} side"] = len(functions)
+    return RepoPool(tests, counts, functions)

@@ -145,3 +145,18 @@ def test_one_agreement_rate_from_the_details() -> None:
                {"pairs": [{"scenario": "exit"}, {"scenario": "next"}]}]  # fmt: skip
     assert overall_agreement({"details": details}) == {"stops": 4, "agreed": 3, "rate": 0.75}
     assert overall_agreement({"details": []})["rate"] is None
+
+
+def test_real_code_held_out_by_function_gets_its_own_column(results: Path, tmp_path: Path) -> None:
+    real = {
+        "model": "models/ndb-small",
+        "decoding": "constrained (embedded engine)",
+        "command": "ndb eval next-state --constrained --unseen data/train",
+        "results": {"step_into": {"parsed": rate(5, 5), "exact": rate(5, 2)}},
+    }
+    (results / "next_state_real.json").write_text(json.dumps(real))
+    block = report.report(results, tmp_path / "plots", None)
+    assert "exact, unseen real functions (n)" in block
+    assert "| step_into | 10 | – | 70.0% | 40.0% (5) | 90.0% |" in block
+    assert "| inv_step_call | 8 | – | 25.0% | – | 100.0% |" in block
+    assert "`ndb eval next-state --constrained --unseen data/train`" in block

@@ -27,6 +27,7 @@ from collections import Counter
 from .base import TrainingProgram
 from .generator import generate_candidate
 from .packages import catalog as package_catalog
+from .split import Side, on_side
 from .stdlib import StdlibFunction, catalog
 from .validate import check_program
 
@@ -38,15 +39,19 @@ ERROR_SHARE = 0.06  # of generated programs: meant to end with an uncaught excep
 MAX_ATTEMPTS = 200
 
 
-def generate_programs(seed: int, count: int) -> list[TrainingProgram]:
-    """``count`` validated training programs, the same ones for the same ``(seed, count)``."""
-    return generate_with_stats(seed, count)[0]
+def generate_programs(seed: int, count: int, side: Side = "all") -> list[TrainingProgram]:
+    """``count`` validated training programs, the same ones for the same ``(seed, count)``;
+    ``side``: which standard-library functions may appear (see :mod:`.split`)."""
+    return generate_with_stats(seed, count, side)[0]
 
 
-def generate_with_stats(seed: int, count: int) -> tuple[list[TrainingProgram], Counter[str]]:
+def generate_with_stats(
+    seed: int, count: int, side: Side = "all"
+) -> tuple[list[TrainingProgram], Counter[str]]:
     """The programs and a tally of what was generated and why candidates were rejected."""
     rng = random.Random(seed)
     stats: Counter[str] = Counter()
+    functions = functions_on_side(catalog(), side)
     programs = []
     for _ in range(count):
         r = rng.random()
@@ -55,7 +60,7 @@ def generate_with_stats(seed: int, count: int) -> tuple[list[TrainingProgram], C
         elif r < FUNCTION_SHARE + SCRIPT_SHARE:
             program = _generated(rng, "script", stats)
         else:
-            program = _stdlib(rng, stats)
+            program = _stdlib(rng, stats, functions)
         programs.append(program)
     return programs, stats
 
@@ -76,22 +81,34 @@ def _generated(rng: random.Random, kind: str, stats: Counter[str]) -> TrainingPr
     raise RuntimeError(f"no valid {kind} program after {MAX_ATTEMPTS} candidates")
 
 
-def package_programs(seed: int, count: int) -> tuple[list[TrainingProgram], Counter[str]]:
+def package_programs(
+    seed: int, count: int, side: Side = "all"
+) -> tuple[list[TrainingProgram], Counter[str]]:
     """``count`` programs from installed pure-Python packages (:mod:`.packages`), deterministic
-    in ``(seed, count)``, with a tally of kept and rejected candidates."""
+    in ``(seed, count)``, with a tally of kept and rejected candidates; ``side``: which
+    functions may appear (see :mod:`.split`)."""
     rng = random.Random(seed)
     stats: Counter[str] = Counter()
-    functions = package_catalog()
+    functions = functions_on_side(package_catalog(), side)
     return [_stdlib(rng, stats, functions, "package") for _ in range(count)], stats
+
+
+def functions_on_side(
+    functions: tuple[StdlibFunction, ...], side: Side
+) -> tuple[StdlibFunction, ...]:
+    """The catalog entries that belong to ``side`` of the function split."""
+    kept = tuple(f for f in functions if on_side(f.spec.origin, side))
+    if not kept:
+        raise ValueError(f"no catalog function falls on the {side!r} side of the split")
+    return kept
 
 
 def _stdlib(
     rng: random.Random,
     stats: Counter[str],
-    functions: tuple[StdlibFunction, ...] | None = None,
+    functions: tuple[StdlibFunction, ...],
     kind: str = "stdlib",
 ) -> TrainingProgram:
-    functions = functions or catalog()
     for _ in range(MAX_ATTEMPTS):
         function = rng.choice(functions)
         entry = function.entry(rng)

@@ -640,6 +640,41 @@ def _global_names(code: types.CodeType) -> list[str]:
     return names
 
 
+def _sliced_class_names(code: types.CodeType) -> list[str]:
+    """:func:`_global_names` of a module holding one class, without the names the class body
+    binds itself and reads back (``firstweekday = property(getfirstweekday, ...)`` reads the
+    class's own ``getfirstweekday``, not a module function of that name)."""
+    names: list[str] = []
+
+    def add(found: list[str]) -> None:
+        names.extend(n for n in found if n not in names)
+
+    add(
+        [
+            str(i.argval)
+            for i in dis.get_instructions(code)
+            if i.opname in ("LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL")
+        ]
+    )
+    for const in code.co_consts:
+        if not isinstance(const, types.CodeType):
+            continue
+        own = list(dis.get_instructions(const))
+        stored = {str(i.argval) for i in own if i.opname == "STORE_NAME"}
+        add(
+            [
+                str(i.argval)
+                for i in own
+                if i.opname in ("LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL")
+                and str(i.argval) not in stored
+            ]
+        )
+        for inner in const.co_consts:
+            if isinstance(inner, types.CodeType):
+                add(_global_names(inner))
+    return names
+
+
 def _literal(value: object, depth: int = 0) -> str | None:
     """Source for a plain constant, or None."""
     if depth > 4:
@@ -716,17 +751,318 @@ def _import_line(name: str, value: object, tree: ast.Module) -> str | None:
     return None
 
 
-def assemble(module: str, name: str, packages: frozenset[str] = frozenset()) -> str:
+def _is_dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__") and len(name) > 4
+
+
+def _binds(stmt: ast.stmt) -> set[str]:
+    """The names a class-body statement binds."""
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return {stmt.name}
+    targets: list[ast.expr] = []
+    if isinstance(stmt, ast.Assign):
+        targets = stmt.targets
+    elif isinstance(stmt, ast.AnnAssign | ast.AugAssign):
+        targets = [stmt.target]
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _reads(stmt: ast.stmt) -> set[str]:
+    """Every name, attribute name and identifier-like string a statement mentions (a
+    ``del``'s targets included): the members it may reach, over-approximated."""
+    found: set[str] = set()
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        elif isinstance(node, ast.Constant) and str(node.value).isidentifier():
+            found.add(str(node.value))  # getattr(self, "name")
+    return found
+
+
+def _class_family(defs: dict[str, ast.FunctionDef | ast.ClassDef], name: str) -> list[ast.ClassDef]:
+    """The class and its base classes defined in the same module, subclass first."""
+    family: list[ast.ClassDef] = []
+    todo = [name]
+    while todo:
+        node = defs.get(todo.pop(0))
+        if not isinstance(node, ast.ClassDef) or node in family:
+            continue
+        family.append(node)
+        todo.extend(b.id for b in node.bases if isinstance(b, ast.Name))
+    return family
+
+
+_OPERATORS: dict[type, str] = {
+    ast.Add: "add",
+    ast.Sub: "sub",
+    ast.Mult: "mul",
+    ast.MatMult: "matmul",
+    ast.Div: "truediv",
+    ast.FloorDiv: "floordiv",
+    ast.Mod: "mod",
+    ast.Pow: "pow",
+    ast.LShift: "lshift",
+    ast.RShift: "rshift",
+    ast.BitOr: "or",
+    ast.BitXor: "xor",
+    ast.BitAnd: "and",
+}
+_UNARY: dict[type, str] = {
+    ast.USub: "neg",
+    ast.UAdd: "pos",
+    ast.Invert: "invert",
+    ast.Not: "bool len",
+}
+_ORDER = "lt le gt ge eq ne"
+_ITERATION = "iter next len length_hint getitem contains reversed"
+_HASHING = "hash eq"
+_TRUTH = "bool len"
+_COPYING = "copy deepcopy reduce reduce_ex getstate setstate getnewargs getnewargs_ex"
+# Builtins that call special methods of what they are given.
+_BUILTIN_CALLS: dict[str, str] = {
+    "len": "len",
+    "bool": _TRUTH,
+    "hash": "hash",
+    "abs": "abs",
+    "int": "int index trunc",
+    "float": "float index",
+    "complex": "complex float index",
+    "round": "round",
+    "divmod": "divmod rdivmod",
+    "pow": "pow rpow",
+    "next": "next",
+    "iter": _ITERATION,
+    "reversed": _ITERATION,
+    "bytes": "bytes index " + _ITERATION,
+    **dict.fromkeys(["list", "tuple", "enumerate", "zip", "map", "filter", "any"], _ITERATION),
+    **dict.fromkeys(["all", "sum", "join", "extend", "update", "fsum", "prod"], _ITERATION),
+    **dict.fromkeys(["sorted", "min", "max", "sort", "bisect", "insort"], f"{_ITERATION} {_ORDER}"),
+    **dict.fromkeys(
+        ["set", "frozenset", "dict", "add", "get", "fromkeys"], f"{_ITERATION} {_HASHING}"
+    ),
+    **dict.fromkeys(["copy", "deepcopy", "replace"], _COPYING),
+    "index": "index",
+}
+
+
+def _triggers(stmt: ast.stmt) -> set[str]:
+    """The special methods the statement's code may make Python call without naming them
+    (``a + b`` calls ``__add__``, ``__radd__`` or ``__iadd__``; ``for x in y`` ``__iter__``)."""
+    found: list[str] = []
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.BinOp | ast.AugAssign):
+            op = _OPERATORS.get(type(node.op), "")
+            found += [op, "r" + op, "i" + op] if op else []
+        elif isinstance(node, ast.UnaryOp):
+            found += _UNARY.get(type(node.op), "").split()
+        elif isinstance(node, ast.BoolOp | ast.If | ast.While | ast.IfExp | ast.Assert):
+            found += _TRUTH.split()
+        elif isinstance(node, ast.Compare):
+            for op in node.ops:
+                if isinstance(op, ast.In | ast.NotIn):
+                    found += f"{_ITERATION} {_HASHING}".split()
+                elif not isinstance(op, ast.Is | ast.IsNot):
+                    found += _ORDER.split()
+        elif isinstance(
+            node, ast.For | ast.AsyncFor | ast.comprehension | ast.Starred | ast.YieldFrom
+        ):
+            found += _ITERATION.split()
+        elif isinstance(node, ast.Tuple | ast.List) and isinstance(node.ctx, ast.Store):
+            found += _ITERATION.split()  # unpacking
+        elif isinstance(node, ast.Subscript | ast.Slice):
+            found += ["getitem", "setitem", "delitem", "missing", "index", "class_getitem"]
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            found += ["enter", "exit", "aenter", "aexit"]
+        elif isinstance(node, ast.Dict | ast.Set):
+            keys = node.keys if isinstance(node, ast.Dict) else node.elts
+            if not all(isinstance(k, ast.Constant) for k in keys):
+                found += _HASHING.split()  # constant keys hash no instance
+        elif isinstance(node, ast.DictComp | ast.SetComp):
+            found += _HASHING.split()
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            found += _BUILTIN_CALLS.get(name, "").split()
+    return {f"__{name}__" for name in found}
+
+
+# Special methods kept only when the kept code may trigger them (see _triggers); any other
+# (``__repr__``, ``__str__``, ``__getattr__``, ``__setattr__``, ``__init_subclass__``, ...) is
+# always kept: Python calls them when it renders, reads or defines the instance or class.
+_TRIGGERED = {
+    f"__{name}__"
+    for text in [*_UNARY.values(), _ORDER, _ITERATION, _HASHING, *_BUILTIN_CALLS.values()]
+    for name in text.split()
+} | {f"__{p}{op}__" for op in _OPERATORS.values() for p in ("", "r", "i")}
+_TRIGGERED |= {f"__{n}__" for n in ["setitem", "delitem", "missing", "class_getitem"]}
+_TRIGGERED |= {"__enter__", "__exit__", "__aenter__", "__aexit__"}
+
+
+def _method_statements(family: list[ast.ClassDef], method: str) -> set[int]:
+    """The class-body statements (as ``id()`` of their nodes) that ``method`` can reach.
+
+    Kept: the method; every method, property or class attribute whose name the kept code
+    mentions (transitively, so over-approximated); the special methods the kept code may make
+    Python call (``__add__`` where it adds, ``__iter__`` where it loops, see :func:`_triggers`),
+    those Python calls to render, read or define the instance or class (``__repr__``,
+    ``__getattr__``, ``__init_subclass__``), ``__init__`` and ``__new__`` when the kept code
+    names the class or its type; class-body data a kept statement reads, and a ``del`` of kept
+    names. A class with decorators, keywords or a base from elsewhere (a dataclass, an enum, a
+    named tuple) keeps all its data statements: there they define the class, not just values.
+    What this misses (a special method called by a function the method passes the instance
+    to) shows as a different exit, which the harvest's check compares with the test run's.
+    """
+    names = {c.name for c in family}
+    wanted = {method}
+    triggered: set[str] = set()
+    kept: set[int] = set()
+
+    def special(name: str) -> bool:
+        if name in ("__init__", "__new__"):
+            return bool(wanted & (names | {"__class__", "type"}))
+        return _is_dunder(name) and (name not in _TRIGGERED or name in triggered)
+
+    changed = True
+    while changed:
+        changed = False
+        for cls in family:
+            plain = not cls.decorator_list and not cls.keywords
+            plain = plain and all(
+                isinstance(b, ast.Name) and b.id in names | {"object"} for b in cls.bases
+            )
+            for stmt in _body(cls):
+                if id(stmt) in kept:
+                    continue
+                bound = _binds(stmt)
+                if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                    keep = stmt.name in wanted or special(stmt.name)
+                elif not plain:
+                    keep = True
+                elif isinstance(stmt, ast.Delete):
+                    keep = bool(_reads(stmt) & wanted)
+                else:  # data: what kept code reads, special names, unnamed statements
+                    keep = bool(bound & wanted) or any(map(special, bound)) or not bound
+                if keep:
+                    kept.add(id(stmt))
+                    wanted |= bound | _reads(stmt)
+                    triggered |= _triggers(stmt)
+                    changed = True
+    return kept
+
+
+def _body(cls: ast.ClassDef) -> list[ast.stmt]:
+    """A class's statements without its docstring."""
+    body = cls.body
+    first = body[0] if body else None
+    if (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    ):
+        return body[1:]
+    return body
+
+
+def _start(node: ast.stmt) -> int:
+    decorators = getattr(node, "decorator_list", [])
+    return min([node.lineno, *(d.lineno for d in decorators)])
+
+
+def _class_slice(lines: list[str], node: ast.ClassDef, kept: set[int]) -> str:
+    """The class's source with only the ``kept`` statements of its body (no docstring).
+
+    A comment line between statements goes with the statement it belongs to: the one before it
+    when it is indented deeper than the class body, else the one after it.
+    """
+    assert node.end_lineno is not None
+    spans = []
+    for stmt in node.body:
+        assert stmt.end_lineno is not None
+        spans.append((_start(stmt), stmt.end_lineno, id(stmt) in kept))
+    body_start = spans[0][0]
+    first = lines[body_start - 1]
+    indent = len(first) - len(first.lstrip())
+    out = [lines[n - 1] for n in range(_start(node), body_start)]
+    while out and not out[-1].strip():
+        out.pop()  # the blank lines between the header and the docstring
+    header = len(out)
+    for number in range(body_start, node.end_lineno + 1):
+        text = lines[number - 1]
+        inside = [keep for lo, hi, keep in spans if lo <= number <= hi]
+        if inside:
+            if inside[0]:
+                out.append(text)
+            continue
+        if not text.strip():
+            if out[-1].strip() and len(out) > header:
+                out.append(text)  # one blank line between statements, none under the header
+            continue
+        deeper = len(text) - len(text.lstrip()) > indent
+        before = [keep for lo, hi, keep in spans if hi < number]
+        after = [keep for lo, hi, keep in spans if lo > number]
+        owner = before[-1:] if deeper else after[:1]
+        if owner and owner[0]:
+            out.append(text)
+    while out and not out[-1].strip():
+        out.pop()
+    if len(out) == header:
+        out.append(" " * indent + "pass")
+    return textwrap.dedent("\n".join(out))
+
+
+def _class_calls(tree: ast.Module, lines: list[str], name: str) -> list[str]:
+    """Top-level statements such as ``Template.__init_subclass__()`` that finish a class."""
+    out = []
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Attribute)
+            and isinstance(node.value.func.value, ast.Name)
+            and node.value.func.value.id == name
+            and all(isinstance(a, ast.Constant) for a in node.value.args)
+            and not node.value.keywords
+        ):
+            assert node.end_lineno is not None
+            out.append("\n".join(lines[node.lineno - 1 : node.end_lineno]))
+    return out
+
+
+def assemble(
+    module: str,
+    name: str,
+    packages: frozenset[str] = frozenset(),
+    *,
+    method: str | None = None,
+) -> str:
     """A self-contained module with ``module.name`` and everything it needs.
 
     ``packages``: installed top-level packages allowed as sources besides the standard library.
+    ``method``: ``name`` is then a top-level class, and the module holds the class cut down to
+    what that method of it can reach (see :func:`_method_members`; its base classes in the
+    module are cut the same way, other classes it needs are copied whole), and the top-level
+    calls that finish the class (``Template.__init_subclass__()``).
     """
     namespace, source, file = _module_namespace(module, packages)
     tree = ast.parse(source)
     lines = source.splitlines()
     defs = _definitions(tree)
-    if name not in defs or not isinstance(defs[name], ast.FunctionDef):
-        raise Unresolvable(f"{module}.{name} is not a top-level function")
+    sliced: dict[str, set[int]] = {}
+    if method is None:
+        if name not in defs or not isinstance(defs[name], ast.FunctionDef):
+            raise Unresolvable(f"{module}.{name} is not a top-level function")
+    else:
+        node = defs.get(name)
+        if not isinstance(node, ast.ClassDef):
+            raise Unresolvable(f"{module}.{name} is not a top-level class")
+        if not any(isinstance(s, ast.FunctionDef) and s.name == method for s in node.body):
+            raise Unresolvable(f"{module}.{name}.{method} is not a method of the class body")
+        family = _class_family(defs, name)
+        kept = _method_statements(family, method)
+        sliced = {cls.name: kept for cls in family}
+    texts: dict[str, str] = {}
     imports: list[str] = []
     constants: dict[str, str] = {}
     needed_defs: dict[str, ast.FunctionDef | ast.ClassDef] = {}
@@ -738,9 +1074,15 @@ def assemble(module: str, name: str, packages: frozenset[str] = frozenset()) -> 
             continue
         node = defs[current]
         needed_defs[current] = node
-        text = _segment(lines, node)
+        if current in sliced:
+            text = _class_slice(lines, node, sliced[current])  # type: ignore[arg-type]
+            text = "\n\n\n".join([text, *_class_calls(tree, lines, current)])
+        else:
+            text = _segment(lines, node)
+        texts[current] = text
         code = compile(text, file, "exec", dont_inherit=True)  # annotations are names too
-        for ref in _global_names(code):
+        refs = _sliced_class_names(code) if current in sliced else _global_names(code)
+        for ref in refs:
             if ref in needed_defs or ref in constants or ref == current:
                 continue
             if ref.startswith("__") and ref.endswith("__"):
@@ -786,10 +1128,11 @@ def assemble(module: str, name: str, packages: frozenset[str] = frozenset()) -> 
         parts.append("\n".join(sorted(imports, key=lambda s: (s.startswith("from"), s))))
     if constants:
         parts.append("\n".join(f"{k} = {v}" for k, v in constants.items()))
-    parts.extend(_segment(lines, n) for n in ordered)
+    parts.extend(texts[n.name] for n in ordered)
     text = "\n\n\n".join(parts) + "\n"
     if len(text) > MAX_SOURCE_CHARS:
-        raise Unresolvable(f"{module}.{name} needs {len(text)} characters of source")
+        what = f"{name}.{method}" if method else name
+        raise Unresolvable(f"{module}.{what} needs {len(text)} characters of source")
     if "<|" in text or "|>" in text:
         raise Unresolvable("special token delimiters in the source")
     return text
