@@ -107,15 +107,27 @@ async def test_embedded_model_shows_predictions(editor: Start, tmp_path: Path) -
     lsp.open(uri, source)
     await lsp.diagnostics(uri, 1)
 
-    for label in labels(await lsp.inlay_hints(uri, len(source.split("\n"))), source).values():
+    lines = source.split("\n")
+    hints = await lsp.inlay_hints(uri, len(lines))
+    for label in labels(hints, source).values():
         assert re.fullmatch(r"\w+ = \S.*", label), label
     lenses = await lsp.code_lenses(uri)
     titles = [lens.command.title for lens in lenses if lens.command]
     assert titles[0] == f"Neural debug {ENTRY}"
     assert len(titles) == 2 and titles[1].startswith(("→ ", "ndb: cannot predict"))
-    line = line_of(source, "def bubble_sort(items)")
-    text = markdown(await lsp.hover(uri, line, source.split("\n")[line].index("items")))
-    assert text.startswith("**items** in `bubble_sort`")
+    # a hover on a variable the model gave a hint for shows its predicted values, marked as such
+    # (which variables the model predicts depends on the shipped weights)
+    hinted = [
+        (hint.position.line, found.start(), name)
+        for hint in hints
+        if isinstance(hint.label, str)
+        and (name := hint.label.split(" = ")[0])
+        and (found := re.search(rf"\b{name}\b", lines[hint.position.line]))
+    ]
+    assert hinted, hints
+    line, column, name = hinted[0]
+    text = markdown(await lsp.hover(uri, line, column))
+    assert text.startswith(f"**{name}** in `bubble_sort`")
     assert "predictions, not a real run" in text
 
 
