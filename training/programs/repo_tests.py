@@ -454,12 +454,8 @@ class _Hook:
         if entry is None:
             self.counts["calls with non-literal arguments"] += 1
             return None
-        depth, caller = 0, frame.f_back
-        while caller is not None:
-            depth += 1
-            caller = caller.f_back
         shown = self.render_locals(frame.f_locals, module_level=False)
-        self.calls.append(HarvestedCall(code.co_name, entry, shown, depth))
+        self.calls.append(HarvestedCall(code.co_name, entry, shown, _stack_depth(frame)))
         self.kept[False] += 1
         return None
 
@@ -499,14 +495,19 @@ class _Hook:
         if entry is None:
             self.counts["method calls with non-literal arguments"] += 1
             return None
-        depth, caller = 0, frame.f_back
-        while caller is not None:
-            depth += 1
-            caller = caller.f_back
         shown = self.render_locals(f_locals, module_level=False)
-        self.calls.append(HarvestedCall(code.co_qualname, entry, shown, depth, state))
+        self.calls.append(HarvestedCall(code.co_qualname, entry, shown, _stack_depth(frame), state))
         self.kept[True] += 1
         return _Exit(self, len(self.calls) - 1, code.co_varnames[0])
+
+
+def _stack_depth(frame: FrameType) -> int:
+    """Python frames below ``frame`` on the stack."""
+    depth, caller = 0, frame.f_back
+    while caller is not None:
+        depth += 1
+        caller = caller.f_back
+    return depth
 
 
 def _tests_of(suite: Suite) -> list[Any]:
