@@ -226,6 +226,13 @@ class RunState:
     earlier: list[dict[str, Any]] = field(default_factory=list)
 
 
+def batch_seed(config: TrainConfig, state: RunState) -> int:
+    """Seed of the batch sampler. It moves with the step (a resumed run does not replay the
+    batches it already took) and with the number of earlier stages (a new stage resumed from
+    a model folder starts at step 0 again, and must not redraw the last stage's batches)."""
+    return config.seed + state.step + 1_000_003 * len(state.earlier)
+
+
 def earlier_stages(model_dir: Path) -> list[dict[str, Any]]:
     """The training stages behind a model folder (its ``run.json``), oldest first, so that a
     resumed run's record and model card add up every token the weights have seen."""
@@ -337,7 +344,7 @@ def train(
         optimizer.load_state_dict(saved["optimizer"])
     step_fn = torch.compile(model) if on_gpu else model
 
-    generator = torch.Generator().manual_seed(config.seed + state.step)
+    generator = torch.Generator().manual_seed(batch_seed(config, state))
     rows = len(train_data.tokens)
     started = run_started = time.monotonic()
     deadline = started + max_minutes * 60 if max_minutes else None

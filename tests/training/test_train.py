@@ -19,7 +19,7 @@ from neural_debugger.training.model import load_pretrained
 from neural_debugger.training.model_card import render
 from neural_debugger.training.shards import read_shards
 from neural_debugger.training.tokenizer import load_tokenizer
-from neural_debugger.training.train import config_by_name, train
+from neural_debugger.training.train import RunState, batch_seed, config_by_name, train
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +87,16 @@ def test_tiny_training_lowers_the_loss_and_the_model_reloads(data: Path, tmp_pat
     assert f"In all: {140 * stage.tokens_per_step:,} tokens seen" in card
     programs = json.loads((data / "train" / "stats.json").read_text())["programs"]
     assert f"- {2 * programs:,} programs" in card  # two data folders, added up
+
+
+def test_each_stage_and_step_draws_its_own_batches() -> None:
+    config = config_by_name("tiny")
+    fresh = batch_seed(config, RunState())
+    resumed = batch_seed(config, RunState(step=130))
+    one_stage = batch_seed(config, RunState(earlier=[{"steps": 130}]))
+    two_stages = batch_seed(config, RunState(earlier=[{"steps": 130}, {"steps": 10}]))
+    assert len({fresh, resumed, one_stage, two_stages}) == 4
+    assert batch_seed(config, RunState(earlier=[{"steps": 7}])) == one_stage  # reproducible
 
 
 def test_a_briefly_trained_model_writes_parseable_states(data: Path, tmp_path: Path) -> None:
