@@ -132,10 +132,21 @@ def _write(results: dict, out: Path | None) -> None:
         out.write_text(json.dumps(results, indent=2) + "\n")
 
 
+# What a trajectory's origin starts with (the stdlib catalog is part of the generated mix).
+TRAJECTORY_ORIGINS = ("generated", "stdlib", "package", "repo")
+
+
 def run_next_state(args: argparse.Namespace) -> int:
     from .next_state import evaluate, format_table
 
     origins = tuple(o.strip() for o in args.origins.split(",")) if args.origins else None
+    unknown = sorted(set(origins or ()) - set(TRAJECTORY_ORIGINS))
+    if unknown:
+        print(
+            f"ndb eval next-state: error: unknown origin {', '.join(unknown)}; "
+            f"choose from {', '.join(TRAJECTORY_ORIGINS)}"
+        )
+        return 2
     if args.unseen is not None and not args.unseen.is_dir():
         print(f"ndb eval next-state: error: --unseen {args.unseen} is not a folder of shards")
         return 2

@@ -116,3 +116,14 @@ def test_next_state_items_can_be_held_out_by_function(tmp_path: Path) -> None:
     assert len(unseen) == len(everything) - len(dropped)
     only_generated = load_items(data_dir, 1000, 0, 100_000, origins=("generated",))
     assert only_generated and {i.origin.split(":")[0] for i in only_generated} == {"generated"}
+
+
+def test_next_state_refuses_an_unknown_origin(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from neural_debugger.cli import main
+
+    args = ["eval", "next-state", "--model", str(tmp_path), "--data", str(tmp_path)]
+    assert main([*args, "--origins", "generated,repos"]) == 2
+    said = capsys.readouterr().out
+    assert "unknown origin repos" in said and "generated, stdlib, package, repo" in said
