@@ -20,6 +20,7 @@ from neural_debugger.training.programs.repo_tests import (
     SUITES,
     Harvest,
     RepoCandidate,
+    _child_env,
     _literal_of,
     assembled,
     build_pool,
@@ -85,6 +86,19 @@ def test_impurity_spots_the_os_the_clock_and_addresses() -> None:
     assert normpath is not None and impurity(normpath) is None
     islink = assembled("posixpath", "islink")
     assert islink is not None and impurity(islink) is not None
+
+
+def test_harvest_child_keeps_the_import_path_and_drops_start_up_switches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # where the project is installed with `pip --target` (a lent GPU machine), the harvest
+    # child finds it only through PYTHONPATH; a startup file or hash seed must not leak in
+    monkeypatch.setenv("PYTHONPATH", "/opt/site")
+    monkeypatch.setenv("PYTHONSTARTUP", "/tmp/startup.py")
+    monkeypatch.setenv("PYTHONHASHSEED", "random")
+    env = _child_env()
+    assert env["PYTHONPATH"] == "/opt/site"
+    assert "PYTHONSTARTUP" not in env and env["PYTHONHASHSEED"] == "0"
 
 
 def test_harvest_is_deterministic_and_sees_real_calls(bisect_harvest: Harvest) -> None:

@@ -668,7 +668,10 @@ def _pytest_child_main(suite: Suite, out_path: str) -> None:
 
 
 def _child_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    """The parent's environment without Python's start-up switches (a startup file, inspect
+    mode, a hash seed), but with its import path: where the project is installed with
+    ``pip --target`` (a lent GPU machine), the child finds it only through PYTHONPATH."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON") or k == "PYTHONPATH"}
     env["PYTHONHASHSEED"] = "0"
     env["PYTHONIOENCODING"] = "utf-8"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
