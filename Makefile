@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-node test-vllm extension e2e lint bench data device-wheels train-small eval-model clean vllm-env
+.PHONY: setup demo test test-node test-vllm extension e2e lint bench data device-kit train-small eval-model clean vllm-env
 
 setup: $(STAMP)
 
@@ -80,15 +80,19 @@ data: $(STAMP)
 	$(BIN)/ndb data --out $(DATA)/heldout-real --programs 300 --seed 900002 \
 		--mix package=0.4,repo=0.6 --functions heldout
 
-# Wheels a lent GPU machine lacks (its image has torch, tokenizers, safetensors, numpy, anyio,
-# httpx, the allow-listed packages and pytest; Python 3.12, no network): carried as .whl/ for
-# training/device_run.sh.
+# What a lent GPU machine lacks, carried as .carry/ for training/device_run.sh: the wheels its
+# image's Python 3.12 has not (it has torch, tokenizers, safetensors, numpy, anyio, httpx,
+# setuptools), a copy of the CruxEval file the data step filters against (../shared does not
+# travel) and this machine's data Python, packed (training/device_kit.py: data is made with it).
 DEVICE_WHEELS = pydantic==2.14.3 pydantic-core==2.50.4 annotated-types==0.8.0 \
 	typing-inspection==0.4.5 debugpy==1.8.22 pygls==2.1.1 lsprotocol==2025.0.0 cattrs==26.2.1
-device-wheels: $(STAMP)
+device-kit: $(STAMP)
+	rm -rf .carry/wheels
 	$(BIN)/pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
 		--platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
-		--platform manylinux2014_x86_64 --platform any -d .whl $(DEVICE_WHEELS)
+		--platform manylinux2014_x86_64 --platform any -d .carry/wheels $(DEVICE_WHEELS)
+	cp ../shared/benchmarks/cruxeval.jsonl .carry/cruxeval.jsonl
+	$(BIN)/python -m neural_debugger.training.device_kit .carry/python.tar.xz
 
 train-small: $(STAMP)
 	$(BIN)/ndb train --config small --data $(DATA) --out $(RUN)

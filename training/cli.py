@@ -51,6 +51,12 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
         help="which real (stdlib, package, repo) functions may appear: the training side of the "
         "fixed split by function (default), the held-out side, or all",
     )
+    data.add_argument(
+        "--any-python",
+        action="store_true",
+        help="allow an interpreter other than the data Python (3.11); its trajectories are "
+        "another language, never to be mixed into the shipped model's training data",
+    )
     data.set_defaults(run=run_data)
 
     train = commands.add_parser(
@@ -85,8 +91,12 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
 def run_data(args: argparse.Namespace) -> int:
     from neural_debugger.paths import cruxeval_path
 
-    from .data import DataSpec, generate_data, parse_mix
+    from .data import DataSpec, generate_data, parse_mix, python_mismatch
 
+    mismatch = python_mismatch()
+    if mismatch and not args.any_python:
+        print(f"ndb data: error: {mismatch} (--any-python overrides)")
+        return 2
     cruxeval = args.cruxeval or cruxeval_path()
     if not cruxeval.exists():
         print(f"ndb data: error: CruxEval file {cruxeval} not found (needed to filter)")

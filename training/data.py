@@ -23,7 +23,9 @@ import hashlib
 import json
 import multiprocessing as mp
 import os
+import platform
 import random
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -95,6 +97,24 @@ class DataSpec:
         out = {name: round(share * self.programs) for name, share in self.mix}
         out["generated"] = self.programs - sum(v for k, v in out.items() if k != "generated")
         return out
+
+
+# The Python whose tracing the model's language describes. Training data must all come from
+# it: Python 3.12 inlines comprehensions (no ``<listcomp>`` frame) and ships other
+# standard-library sources, so its trajectories would teach another language.
+DATA_PYTHON = (3, 11)
+
+
+def python_mismatch() -> str | None:
+    """Why this interpreter may not make training data, or None."""
+    if sys.version_info[:2] == DATA_PYTHON:
+        return None
+    want = ".".join(map(str, DATA_PYTHON))
+    return (
+        f"training data is made with Python {want} (the model's language is its tracing), "
+        f"not {platform.python_version()}; on a lent GPU machine training/device_run.sh uses "
+        "the Python that `make device-kit` packs"
+    )
 
 
 @dataclass
@@ -266,6 +286,7 @@ def generate_data(
         "mix": dict(spec.mix),
         "requested": counts,
         "functions": spec.functions,
+        "python": platform.python_version(),
     }
     candidates: list[RepoCandidate] = []
     if counts.get("repo", 0) > 0:

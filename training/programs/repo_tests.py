@@ -140,6 +140,9 @@ SUITES: tuple[Suite, ...] = (
         "networkx.utils.tests.test_misc",
         "networkx.utils.misc",
         "helpers on plain containers (flatten, pairwise, groups); its RNG tests give no literals",
+        # numpy's tests run only where numpy is installed: left out, the harvest is the same
+        # on every machine (the packed data Python of training/device_kit.py has no numpy)
+        skip_classes=("TestNumpyArray", "test_create_random_state"),
         runner="pytest",
     ),
     Suite(
