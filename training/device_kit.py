@@ -33,7 +33,7 @@ from .programs.repo_tests import SUITES
 # Standard-library folders no trajectory, tracer or data worker needs.
 _STDLIB_LEFT_OUT = frozenset(
     {"site-packages", "test", "idlelib", "tkinter", "turtledemo", "lib2to3", "ensurepip"}
-    | {"pydoc_data", "__pycache__"}
+    | {"pydoc_data"}
 )
 # Imported by the data step itself: the project's language models are pydantic; the package
 # suites run under pytest, and sympy's conftest refuses to run without hypothesis.
