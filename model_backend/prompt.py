@@ -12,7 +12,7 @@ state is written with its full locals), so the re-encoding this costs happens ra
 
 from __future__ import annotations
 
-from neural_debugger.protocol import Action, State
+from neural_debugger.protocol import Action, State, standalone
 from neural_debugger.protocol.encoding import encode_frame, encode_header, encode_step
 from neural_debugger.protocol.tokens import FRAME_SEP
 
@@ -53,7 +53,7 @@ class PromptBuilder:
         self._window_start = start
         ids = list(self._header)
         if start:
-            first = _standalone(history.states, start)
+            first = standalone(history.states, start)
             ids += self._piece(encode_frame(first)) + steps[start]
             start += 1
         for frame, step in zip(frames[start:], steps[start:], strict=True):
@@ -69,7 +69,7 @@ class PromptBuilder:
             total = sum(sizes)
             for start in range(1, len(sizes)):
                 total -= sizes[start - 1]
-                first = len(self._piece(encode_frame(_standalone(states, start))))
+                first = len(self._piece(encode_frame(standalone(states, start))))
                 if total - len(self._piece(encode_frame(states[start]))) + first <= target:
                     return start
         budget = self.window - room - self.header_length - 1
@@ -86,22 +86,3 @@ class PromptBuilder:
                 self._pieces.clear()
             self._pieces[text] = ids
         return ids
-
-
-def _standalone(states: tuple[State, ...], index: int) -> State:
-    """``states[index]`` with its full locals, for a window that starts there."""
-    state = states[index]
-    if not state.diff:
-        return state
-    full: dict[str, str | None] = {}
-    for earlier in states[: index + 1]:
-        if earlier.locals is None:
-            continue
-        if not earlier.diff:
-            full = {}
-        for name, value in earlier.locals.items():
-            if value is None:
-                full.pop(name, None)
-            else:
-                full[name] = value
-    return State(kind=state.kind, src=state.src, locals=full, diff=False)

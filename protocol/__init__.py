@@ -23,6 +23,7 @@ _EXPORTS = {
     "Locals": "language",
     "State": "language",
     "Trajectory": "language",
+    "standalone": "language",
     "ParseError": "parse",
     "parse_action": "parse",
     "parse_prompt": "parse",
@@ -54,6 +55,7 @@ __all__ = [
     "parse_prompt",
     "parse_state",
     "parse_trajectory",
+    "standalone",
 ]
 
 if TYPE_CHECKING:
@@ -67,7 +69,7 @@ if TYPE_CHECKING:
         encode_state,
         encode_step,
     )
-    from .language import Action, Locals, State, Trajectory
+    from .language import Action, Locals, State, Trajectory, standalone
     from .parse import ParseError, parse_action, parse_state, parse_trajectory
     from .tokens import ALL_SPECIAL_TOKENS, ActionKind, StateKind
 

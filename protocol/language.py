@@ -128,3 +128,26 @@ class Trajectory(BaseModel):
     @property
     def inverse(self) -> bool:
         return self.states[0].kind.is_inverse
+
+
+def standalone(states: tuple[State, ...], index: int) -> State:
+    """``states[index]`` with its full locals, for a window of a trajectory that starts there.
+
+    A long session's prompt drops its oldest states; its first kept state cannot be a diff
+    against states no longer shown. Serving and training build such windows alike from this.
+    """
+    state = states[index]
+    if not state.diff:
+        return state
+    full: dict[str, str | None] = {}
+    for earlier in states[: index + 1]:
+        if earlier.locals is None:
+            continue
+        if not earlier.diff:
+            full = {}
+        for name, value in earlier.locals.items():
+            if value is None:
+                full.pop(name, None)
+            else:
+                full[name] = value
+    return State(kind=state.kind, src=state.src, locals=full, diff=False)

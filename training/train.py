@@ -28,6 +28,7 @@ from neural_debugger.protocol.tokens import ACTION_SEP, FRAME_SEP, TRACE_END
 from .model import LlamaForCausalLM, ModelConfig, load_pretrained, save_pretrained
 from .shards import read_shards
 from .tokenizer import PAD, load_tokenizer, save_tokenizer, train_tokenizer
+from .windows import cut
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,8 @@ class Packed:
     tokens: torch.Tensor  # int64 [n, block_size + 1]
     weights: torch.Tensor  # float32 [n, block_size] for targets tokens[:, 1:]
     documents: int
-    dropped_too_long: int
+    windowed: int  # trajectories longer than a row, cut into windows (training/windows.py)
+    lost_transitions: int  # transitions of those that fit in no window
     target_tokens: int
 
 
@@ -139,19 +141,28 @@ def state_mask(ids: list[int], frame_id: int, stop_ids: set[int]) -> list[int]:
 
 
 def pack(texts: Iterable[str], tokenizer, block_size: int, seed: int, pad_id: int) -> Packed:
-    """Tokenize, mask and pack whole documents into fixed-length rows (never split a document)."""
+    """Tokenize, mask and pack documents into fixed-length rows (never split a document).
+
+    A trajectory longer than a row becomes the windows a long debug session's prompt shows
+    (:func:`neural_debugger.training.windows.cut`), each its own document.
+    """
     frame_id = tokenizer.token_to_id(FRAME_SEP)
     stop_ids = {tokenizer.token_to_id(ACTION_SEP), tokenizer.token_to_id(TRACE_END)}
     texts = list(texts)
     encodings = tokenizer.encode_batch(texts, add_special_tokens=False)
     docs = []
-    dropped = 0
-    for enc in encodings:
-        ids = enc.ids
-        if len(ids) > block_size + 1:
-            dropped += 1
+    windowed = lost = 0
+    for text, enc in zip(texts, encodings, strict=True):
+        if len(enc.ids) <= block_size + 1:
+            docs.append((enc.ids, state_mask(enc.ids, frame_id, stop_ids)))
             continue
-        docs.append((ids, state_mask(ids, frame_id, stop_ids)))
+        pieces = cut(text, enc.ids, tokenizer, block_size + 1)
+        windowed += 1
+        lost += pieces.lost_transitions
+        for window in pieces.windows:
+            mask = state_mask(window.ids, frame_id, stop_ids)
+            mask[: window.context] = [0] * window.context
+            docs.append((window.ids, mask))
     random.Random(seed).shuffle(docs)
     rows_t: list[list[int]] = []
     rows_m: list[list[int]] = []
@@ -169,7 +180,8 @@ def pack(texts: Iterable[str], tokenizer, block_size: int, seed: int, pad_id: in
         rows_m.append(cur_m + [0] * (block_size + 1 - len(cur_m)))
     tokens = torch.tensor(rows_t, dtype=torch.long)
     weights = torch.tensor(rows_m, dtype=torch.float32)[:, 1:]
-    return Packed(tokens, weights, len(docs), dropped, int(weights.sum().item()))
+    target_tokens = int(weights.sum().item())
+    return Packed(tokens, weights, len(docs), windowed, lost, target_tokens)
 
 
 # ---- schedule and evaluation ---------------------------------------------------------------
@@ -303,8 +315,9 @@ def train(
     val_texts = [rec["text"] for rec in read_shards(val_dir)]
     val_data = pack(val_texts, tokenizer, config.block_size, config.seed + 1, pad_id)
     log(
-        f"data: {train_data.documents} trajectories in {len(train_data.tokens)} rows "
-        f"({train_data.target_tokens} target tokens, {train_data.dropped_too_long} too long); "
+        f"data: {train_data.documents} documents in {len(train_data.tokens)} rows "
+        f"({train_data.target_tokens} target tokens; {train_data.windowed} long trajectories "
+        f"cut into windows, {train_data.lost_transitions} of their transitions fit none); "
         f"validation {val_data.documents}"
     )
 
