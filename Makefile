@@ -107,6 +107,8 @@ eval-model: $(STAMP)
 		--out evaluation/results/next_state_constrained.json
 	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout-real --per-action 40 \
 		--constrained --unseen $(DATA)/train --out evaluation/results/next_state_real.json
+	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout --per-action 40 --long \
+		--out evaluation/results/next_state_long.json
 	$(BIN)/ndb eval horizon --model models/ndb-small --programs 200 --seed 7001 --per-bucket 12 \
 		--exclude $(DATA)/train --constrained --out evaluation/results/horizon_constrained.json
 	for run in "output step_return" "output breakpoint" "input inv_step_call"; do set -- $$run; \

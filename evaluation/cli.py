@@ -39,6 +39,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="training shards: leave out real code whose function appears there (held out by "
         "function, not by program)",
     )
+    ns.add_argument(
+        "--long",
+        action="store_true",
+        help="only predictions whose history outgrows the model's window, so the session drops "
+        "its oldest states (decoded by the embedded engine, as with --constrained)",
+    )
     ns.set_defaults(run=run_next_state)
 
     hz = tasks.add_parser(
@@ -158,12 +164,14 @@ def run_next_state(args: argparse.Namespace) -> int:
         constrained=args.constrained,
         origins=origins,
         unseen=args.unseen,
+        long_sessions=args.long,
     )
     command = f"ndb eval next-state --model {args.model} --data {args.data}"
     command += f" --per-action {args.per_action}" + (f" --seed {args.seed}" if args.seed else "")
     command += " --constrained" if args.constrained else ""
     command += f" --origins {args.origins}" if args.origins else ""
     command += f" --unseen {args.unseen}" if args.unseen else ""
+    command += " --long" if args.long else ""
     results["command"] = command + (f" --out {args.out}" if args.out else "")
     print(format_table(results))
     _write(results, args.out)

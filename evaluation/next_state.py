@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from typing import Any
 from neural_debugger.model_backend.backend import BackendError, DecodeOptions, History
 from neural_debugger.model_backend.generate import greedy_state
 from neural_debugger.model_backend.local import LoadedModel, LocalSession, load_model
+from neural_debugger.model_backend.prompt import RESERVE
 from neural_debugger.protocol import (
     Action,
     ActionKind,
@@ -84,12 +85,16 @@ def load_items(
     max_prompt_chars: int,
     origins: tuple[str, ...] | None = None,
     unseen: Path | None = None,
+    beyond_window: Callable[[str], bool] | None = None,
 ) -> list[Item]:
     """Up to ``per_action`` prediction items for every action, drawn from the held-out shards.
 
     ``origins``: only trajectories whose origin starts with one of these (``generated``,
     ``stdlib``, ``package``, ``repo``). ``unseen``: training shards; real code of a function
     that appears there is left out, so what remains is held out by function.
+    ``beyond_window``: keep only the prompts it accepts (those too long for the model's window,
+    which a session shortens by dropping its oldest states) instead of those up to
+    ``max_prompt_chars``.
     """
     seen = trained_functions(unseen) if unseen is not None else frozenset()
     by_action: dict[str, list[Item]] = defaultdict(list)
@@ -103,8 +108,10 @@ def load_items(
         for k in range(1, len(trajectory.states)):
             action = trajectory.actions[k - 1]
             prompt = encode_prompt(trajectory.code, trajectory.states[:k], trajectory.actions[:k])
-            if len(prompt) > max_prompt_chars:
+            if beyond_window is None and len(prompt) > max_prompt_chars:
                 break
+            if beyond_window is not None and not beyond_window(prompt):
+                continue
             history = History(trajectory.code, trajectory.states[:k], trajectory.actions[: k - 1])
             by_action[action.kind.value].append(
                 Item(action.kind.value, prompt, trajectory.states[k], 0, history, action, origin)
@@ -184,6 +191,23 @@ def prompt_limit(model_dir: Path) -> int:
     return int(config["max_position_embeddings"]) * 2
 
 
+def outgrows_window(model_dir: Path) -> Callable[[str], bool]:
+    """Whether a prompt leaves less than the engine's answer reserve of the model's window, so
+    that a session must drop its oldest states to ask it."""
+    import json
+
+    config = json.loads((Path(model_dir) / "config.json").read_text())
+    room = int(config["max_position_embeddings"]) - RESERVE
+    tokenizer = load_tokenizer(model_dir)
+
+    def beyond(prompt: str) -> bool:
+        if len(prompt) <= room:  # a token holds at least one character
+            return False
+        return len(tokenizer.encode(prompt, add_special_tokens=False).ids) > room
+
+    return beyond
+
+
 def evaluate(
     model_dir: Path,
     data_dir: Path,
@@ -193,10 +217,15 @@ def evaluate(
     constrained: bool = False,
     origins: tuple[str, ...] | None = None,
     unseen: Path | None = None,
+    long_sessions: bool = False,
 ) -> dict[str, Any]:
     """Exact match per action and per component, on held-out shards (see :func:`load_items`
-    for ``origins`` and ``unseen``)."""
-    items = load_items(data_dir, per_action, seed, prompt_limit(model_dir), origins, unseen)
+    for ``origins`` and ``unseen``). ``long_sessions``: only predictions whose whole history
+    does not fit the model's window, decoded by the embedded engine, which drops the oldest
+    states as a long debug session does."""
+    beyond = outgrows_window(model_dir) if long_sessions else None
+    items = load_items(data_dir, per_action, seed, prompt_limit(model_dir), origins, unseen, beyond)
+    constrained = constrained or long_sessions
     scores = predict_and_score(items, model_dir, device, constrained)
     by_action: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for item, result in zip(items, scores, strict=True):
@@ -208,6 +237,7 @@ def evaluate(
         "decoding": "constrained (embedded engine)" if constrained else "unconstrained greedy",
         "origins": list(origins) if origins else "all",
         "unseen_in": str(unseen) if unseen else None,
+        "prompts": "beyond the window (oldest states dropped)" if long_sessions else "whole",
         "results": {action: rates(by_action[action]) for action in sorted(by_action)},
     }
 

@@ -152,19 +152,30 @@ def cruxeval_markdown(results: dict[str, dict[str, Any]]) -> list[str]:
 # ---- next state and horizon --------------------------------------------------------------------
 
 
+EXTRA_NEXT_STATE_COLUMNS = (
+    ("next_state_real", "exact, unseen real functions (n)"),
+    ("next_state_long", "exact, history beyond the window (n)"),
+)
+
+
 def next_state_markdown(results: dict[str, dict[str, Any]]) -> list[str]:
     raw, constrained = results.get("next_state"), results.get("next_state_constrained")
     if raw is None and constrained is None:
         return ["(no next-state results: run `make eval-model`)"]
     main = constrained or raw
     assert main is not None
-    # held-out real code (stdlib, package, repo) of functions never trained on, if measured
-    real = results.get("next_state_real")
-    real_header = " exact, unseen real functions (n) |" if real else ""
+    # extra exact-match columns, where measured: held-out real code (stdlib, package, repo) of
+    # functions never trained on, and histories too long for the window (oldest states dropped)
+    extras = [
+        (results[name], header)
+        for name, header in EXTRA_NEXT_STATE_COLUMNS
+        if results.get(name) is not None
+    ]
     lines = [
-        "| action | n | exact, raw | exact, under the grammar |" + real_header + " event "
-        "| source line | locals | value | parsed | paper, 32B |",
-        "|---|---|---|---|" + ("---|" if real else "") + "---|---|---|---|---|---|",
+        "| action | n | exact, raw | exact, under the grammar |"
+        + "".join(f" {header} |" for _, header in extras)
+        + " event | source line | locals | value | parsed | paper, 32B |",
+        "|---|---|---|---|" + "---|" * len(extras) + "---|---|---|---|---|---|",
     ]
     for action in ACTIONS:
         row = main["results"].get(action)
@@ -177,9 +188,9 @@ def next_state_markdown(results: dict[str, dict[str, Any]]) -> list[str]:
             pct(raw_row.get("exact", {}).get("rate")),
             pct(con_row.get("exact", {}).get("rate")),
         ]
-        if real:
-            real_exact = real["results"].get(action, {}).get("exact")
-            cells.append(f"{pct(real_exact['rate'])} ({real_exact['n']})" if real_exact else "–")
+        for extra, _ in extras:
+            exact = extra["results"].get(action, {}).get("exact")
+            cells.append(f"{pct(exact['rate'])} ({exact['n']})" if exact else "–")
         cells += [
             *[pct(row.get(c, {}).get("rate")) for c in (*COMPONENT_NAMES, "parsed")],
             PAPER_NEXT_STATE.get(action, "–"),
@@ -187,7 +198,7 @@ def next_state_markdown(results: dict[str, dict[str, Any]]) -> list[str]:
         lines.append(f"| {action} | " + " | ".join(cells) + " |")
     decoding = main.get("decoding", "unconstrained greedy")
     lines += ["", f"Component columns are the {decoding} run's. Commands:", ""]
-    for name in ("next_state", "next_state_constrained", "next_state_real"):
+    for name in ("next_state", "next_state_constrained", *(n for n, _ in EXTRA_NEXT_STATE_COLUMNS)):
         if name in results:
             lines.append(f"* `{results[name]['command']}`")
     return lines
