@@ -183,21 +183,23 @@ def rates(scores: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     return out
 
 
-def prompt_limit(model_dir: Path) -> int:
-    """Prompt characters that leave the model room to answer (about two characters a token)."""
+def model_window(model_dir: Path) -> int:
+    """The model's context window in tokens (its ``config.json``)."""
     import json
 
     config = json.loads((Path(model_dir) / "config.json").read_text())
-    return int(config["max_position_embeddings"]) * 2
+    return int(config["max_position_embeddings"])
+
+
+def prompt_limit(model_dir: Path) -> int:
+    """Prompt characters that leave the model room to answer (about two characters a token)."""
+    return model_window(model_dir) * 2
 
 
 def outgrows_window(model_dir: Path) -> Callable[[str], bool]:
     """Whether a prompt leaves less than the engine's answer reserve of the model's window, so
     that a session must drop its oldest states to ask it."""
-    import json
-
-    config = json.loads((Path(model_dir) / "config.json").read_text())
-    room = int(config["max_position_embeddings"]) - RESERVE
+    room = model_window(model_dir) - RESERVE
     tokenizer = load_tokenizer(model_dir)
 
     def beyond(prompt: str) -> bool:
