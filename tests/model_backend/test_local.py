@@ -31,8 +31,8 @@ from neural_debugger.training.model import (
 from neural_debugger.training.tokenizer import load_tokenizer, save_tokenizer, train_tokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "examples" / "running_total.py"
-PROGRAM = load_program(EXAMPLE, "running_total([3, 1, 2])")
+EXAMPLE = ROOT / "examples" / "bubble_sort.py"
+PROGRAM = load_program(EXAMPLE, "bubble_sort([3, 1, 2])")
 STEP_INTO = Action(kind=ActionKind.STEP_INTO)
 STEP_OVER = Action(kind=ActionKind.STEP_OVER)
 
