@@ -15,9 +15,11 @@ A :class:`StateWriter` walks the layout of a state token by token (see
 * a variable's name is a name the code mentions, not a keyword (or one of the markers, or
   ``.0``, the hidden argument of a comprehension's frame), shown once: a model cannot invent
   variables, and never starts a name that could only end as one already shown;
-* no more than the tracer ever writes: a value of at most 166 characters (160 and the cut
-  marker), at most 64 variables and the two markers, a name of at most 100 characters. A model
-  that rambles inside a string is made to close it there.
+* no more than the tracer ever writes: a value of at most 160 characters, then only the cut
+  marker (``…<cut>``) and the closing quote; at most 64 variables and the two markers; a name of
+  at most 100 characters. A model that rambles inside a value is made to cut it there;
+* well-formed UTF-8 only: a continuation byte only where a character needs one, so a model
+  cannot ramble on in bytes that start no character (and decode to nothing readable).
 
 The writer never touches a model; decoders (embedded torch, vLLM) ask it what is allowed and tell
 it what was chosen. It also says which part of the state each token belongs to, so the decoder
@@ -49,8 +51,9 @@ from neural_debugger.tracer.values import (
 
 from .vocab import Vocab
 
-MAX_STRING_CHARS = MAX_VALUE_CHARS + len(CUT_MARKER)
 MAX_NAME_CHARS = 100
+# What a value may still hold once it has MAX_VALUE_CHARS characters: the marker, then its end.
+_CUT_TAIL = CUT_MARKER.encode() + b'"'
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 MAX_ENTRIES = MAX_VARIABLES + 2  # the diff marker and the "…" entry for more variables
 
@@ -62,6 +65,21 @@ _HEX = frozenset(b"0123456789abcdefABCDEF")
 _ESCAPES = frozenset(b'"\\/bfnrtu')
 _MARKER = DIFF_MARKER_KEY.encode()
 _MARKER_VALUE = DIFF_MARKER_VALUE.encode()
+
+
+def _utf8_lead(byte: int) -> tuple[int, int, int] | None:
+    """For a byte that starts a multi-byte UTF-8 character: how many continuation bytes follow
+    and the range the first of them must lie in (RFC 3629: no overlong forms, no surrogates,
+    nothing past U+10FFFF). None for a byte that starts no character."""
+    if 0xC2 <= byte <= 0xDF:
+        return 1, 0x80, 0xBF
+    if 0xE0 <= byte <= 0xEF:
+        low, high = {0xE0: (0xA0, 0xBF), 0xED: (0x80, 0x9F)}.get(byte, (0x80, 0xBF))
+        return 2, low, high
+    if 0xF0 <= byte <= 0xF4:
+        low, high = {0xF0: (0x90, 0xBF), 0xF4: (0x80, 0x8F)}.get(byte, (0x80, 0xBF))
+        return 3, low, high
+    return None
 
 
 class JsonCursor:
@@ -84,6 +102,8 @@ class JsonCursor:
         "mode",
         "names",
         "state",
+        "tail",
+        "utf8",
     )
 
     def __init__(self, mode: str, allow_diff: bool = True, names: Names | None = None) -> None:
@@ -97,6 +117,8 @@ class JsonCursor:
         self.allow_diff = allow_diff
         self.escape = 0  # 0: none; 1: after a backslash; 2..5: hex digits of \\uXXXX left
         self.chars = 0  # characters of the string being read (an escape counts as one)
+        self.tail = 0  # bytes of _CUT_TAIL written: a value past MAX_VALUE_CHARS is being cut
+        self.utf8 = (0, 0x80, 0xBF)  # continuation bytes a character still needs; the next's range
         self.done = False
 
     def copy(self) -> JsonCursor:
@@ -186,12 +208,33 @@ class JsonCursor:
             self.escape = self.escape - 1 if self.escape > 2 else 0
             self.buf.append(byte)
             return True
+        if self.tail:
+            return self._tail_byte(byte)
+        if self.state == "value" and self.key == _MARKER:  # the diff marker's value: ".."
+            if byte == 0x22 and self.buf == _MARKER_VALUE:
+                return self._close_string()
+            if not _MARKER_VALUE.startswith(bytes(self.buf) + bytes([byte])):
+                return self._break()
+            self.buf.append(byte)
+            return True
         if byte < 0x20:
             return self._break()
-        if not 0x80 <= byte < 0xC0:  # a new character starts (not a UTF-8 continuation byte)
-            limit = MAX_NAME_CHARS if self.state == "key" else MAX_STRING_CHARS
-            if byte != 0x22 and self.chars >= limit:
+        needed, low, high = self.utf8
+        if needed:  # inside a multi-byte character
+            if not low <= byte <= high:
                 return self._break()
+            self.utf8 = (needed - 1, 0x80, 0xBF)
+        else:  # a new character starts
+            if byte >= 0x80:
+                lead = _utf8_lead(byte)
+                if lead is None:
+                    return self._break()
+                self.utf8 = lead
+            if byte != 0x22 and self.state == "key" and self.chars >= MAX_NAME_CHARS:
+                return self._break()
+            if byte != 0x22 and self.state != "key" and self.chars >= MAX_VALUE_CHARS:
+                self.utf8 = (0, 0x80, 0xBF)
+                return self._tail_byte(byte)
             self.chars += 1
         if self.state == "key" and self.names is not None:
             if byte == 0x22:
@@ -206,6 +249,17 @@ class JsonCursor:
         if byte != 0x22:
             self.buf.append(byte)
             return True
+        return self._close_string()
+
+    def _tail_byte(self, byte: int) -> bool:
+        """A byte of a value cut at MAX_VALUE_CHARS: the cut marker's, then the closing quote."""
+        if byte != _CUT_TAIL[self.tail]:
+            return self._break()
+        self.tail += 1
+        if self.tail < len(_CUT_TAIL):
+            self.buf.append(byte)
+            return True
+        self.tail = 0
         return self._close_string()
 
     def _name_left(self, prefix: bytes) -> bool:

@@ -52,6 +52,7 @@ def feed(cursor: JsonCursor, text: str) -> bool:
         ('{"a": null}', False),  # null only in a diff
         ('{"a": "1", "..": ".."}', False),  # the marker comes first
         ('{"..": "x"}', False),  # the marker's value is ".."
+        ('{"..": "..."}', False),
         ('{"a": "1", "a": "2"}', False),  # no name twice
         ('{"a":"1"}', False),  # json.dumps layout only
         ('{"a": 1}', False),  # values are repr texts
@@ -67,12 +68,55 @@ def test_json_cursor_accepts_exactly_the_locals_layout(text: str, ok: bool) -> N
 def test_json_cursor_bounds_what_the_tracer_never_writes() -> None:
     longest = "é" * 160 + "…<cut>"  # the tracer's longest value: 166 characters
     assert feed(JsonCursor("object"), json.dumps({"a": longest}, ensure_ascii=False))
-    assert feed(JsonCursor("object"), json.dumps({"a": '"' * 166}))  # escapes count once
+    assert feed(JsonCursor("object"), json.dumps({"a": '"' * 160}))  # escapes count once
     assert not feed(JsonCursor("object"), json.dumps({"a": longest + "x"}, ensure_ascii=False))
-    assert not feed(JsonCursor("string"), json.dumps("x" * 167))
+    assert not feed(JsonCursor("string"), json.dumps("x" * 161))  # past 160: only the cut
+    assert not feed(JsonCursor("string"), json.dumps('"' * 160 + "\n"))
+    assert not feed(JsonCursor("string"), json.dumps("x" * 160 + "…<cur>", ensure_ascii=False))
+    assert feed(JsonCursor("string"), json.dumps("x" * 12 + "…<cut>", ensure_ascii=False))
     most = {"..": "..", **{f"v{i}": "1" for i in range(64)}, "…": "+3 more variables"}
     assert feed(JsonCursor("object"), json.dumps(most, ensure_ascii=False))
     assert not feed(JsonCursor("object"), json.dumps({**most, "w": "1"}, ensure_ascii=False))
+
+
+@pytest.mark.parametrize(
+    ("data", "ok"),
+    [
+        (b'"caf\xc3\xa9 \xe2\x80\xa6 \xf0\x9f\x90\x8d"', True),  # é … and a 4-byte character
+        (b'"a\x80"', False),  # a continuation byte that continues nothing
+        (b'"\xc3\xa9\xa9"', False),  # one continuation byte too many
+        (b'"\xe2\x80"', False),  # a character cut short by the closing quote
+        (b'"\xc0\xaf"', False),  # an overlong form
+        (b'"\xed\xa0\x80"', False),  # a surrogate
+        (b'"\xf4\x90\x80\x80"', False),  # past U+10FFFF
+    ],
+)
+def test_json_cursor_accepts_only_well_formed_utf8(data: bytes, ok: bool) -> None:
+    cursor = JsonCursor("string")
+    assert all(cursor.feed(b) for b in data) is ok
+
+
+def test_a_value_that_runs_on_is_cut_where_the_tracer_cuts_it() -> None:
+    """A decoder that would write "a" forever gets the tracer's cut value, not a runaway."""
+    writer = StateWriter(VOCAB, SourceLines(LINES, VOCAB), FORWARD_KINDS)
+    out: list[int] = []
+    opened = encode_state(State(kind=StateKind.RETURN, src="    return total", value=""))[:-1]
+    _follow(writer, opened, out)  # up to the value's opening quote
+    endless = VOCAB.id_of_bytes[b"a"]
+    for _ in range(400):
+        if writer.done:
+            break
+        if writer.accepts(endless):
+            token = endless
+        else:  # past 160 characters: whatever the grammar allows, and closing last
+            allowed = [t for t in range(VOCAB.size) if writer.accepts(t)]
+            token = max(allowed, key=lambda t: VOCAB.raw([t]) != b'"')
+        writer.advance(token)
+        out.append(token)
+    assert writer.done
+    state = parse_state(VOCAB.text(out))
+    assert state.kind is StateKind.RETURN and state.src == "    return total"
+    assert state.value == "a" * 160 + "…<cut>"
 
 
 def test_names_are_names_of_the_code_each_shown_once() -> None:
@@ -95,9 +139,11 @@ def test_json_cursor_refuses_a_diff_where_calls_need_full_locals() -> None:
     assert not feed(JsonCursor("string"), '"a" ')
 
 
-def _follow(writer: StateWriter, target: str) -> str:
-    """Drive the writer along ``target`` like a decoder would (forced tokens applied)."""
-    out: list[int] = []
+def _follow(writer: StateWriter, target: str, out: list[int] | None = None) -> str:
+    """Drive the writer along ``target`` like a decoder would (forced tokens applied). With
+    ``out``, stop where ``target`` ends (the tokens are left in ``out``)."""
+    whole = out is None
+    out = [] if out is None else out
     for _ in range(400):
         if writer.done:
             break
@@ -108,6 +154,8 @@ def _follow(writer: StateWriter, target: str) -> str:
             out += forced.ids
             continue
         data = target.encode()[len(VOCAB.raw(out)) :]
+        if not data and not whole:
+            return VOCAB.text(out)
         options = [i for t, i in VOCAB.special_id.items() if data.startswith(t.encode())]
         options += [
             VOCAB.id_of_bytes[data[:n]]
