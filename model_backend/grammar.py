@@ -12,6 +12,8 @@ A :class:`StateWriter` walks the layout of a state token by token (see
 * the locals: a JSON object of strings in ``json.dumps`` layout, the diff marker first when there
   is one, ``null`` only in a diff, no name twice, never a diff for a call state;
 * a return value or exception: one JSON string;
+* after a step into or over from a line or a call, a line state shows only a line the code's
+  flow allows next in that frame (:mod:`.flow`): after ``total = 0``, the line below it;
 * a variable's name is a name the code mentions, not a keyword (or one of the markers, or
   ``.0``, the hidden argument of a comprehension's frame), shown once: a model cannot invent
   variables, and never starts a name that could only end as one already shown;
@@ -35,6 +37,8 @@ import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from neural_debugger.protocol.language import Action
+from neural_debugger.protocol.source_map import SourceMap
 from neural_debugger.protocol.tokens import (
     ARG_SEP,
     DIFF_MARKER_KEY,
@@ -49,6 +53,8 @@ from neural_debugger.tracer.values import (
     MORE_VARIABLES_KEY,
 )
 
+from .backend import History
+from .flow import LineFlow, next_line_texts
 from .vocab import Vocab
 
 MAX_NAME_CHARS = 100
@@ -339,15 +345,22 @@ class Names:
 
 
 class SourceLines:
-    """The program's lines as UTF-8 bytes, for the source-line constraint, and its names."""
+    """The program's lines as UTF-8 bytes, for the source-line constraint, its names, and its
+    line flow (which lines can follow which)."""
 
     def __init__(self, lines: Iterable[str], vocab: Vocab) -> None:
         self.vocab = vocab
         lines = list(lines)
-        self.names = Names("\n".join(lines))
+        code = "\n".join(lines)
+        self.names = Names(code)
         self.lines = tuple(dict.fromkeys(ln.encode() for ln in lines if ln.strip()))
-        self.line_set = frozenset(self.lines)
+        self.flow = LineFlow(code)
+        self.map = SourceMap(code)
         self._canonical: dict[bytes, list[int]] = {}
+
+    def next_lines(self, history: History, action: Action) -> frozenset[str] | None:
+        """The lines a forward line state after ``action`` may show (None: any line)."""
+        return next_line_texts(self.flow, self.map, history.states, history.actions, action)
 
     def candidates(self, written: bytes) -> list[bytes]:
         return [ln for ln in self.lines if ln.startswith(written)]
@@ -363,7 +376,7 @@ class SourceLines:
                 token = self.vocab.id_of_bytes.get(rest[:end])
                 if token is not None:
                     found.add(token)
-        if written in self.line_set:
+        if written in candidates:
             found.add(self.vocab.newline)
         return found
 
@@ -387,9 +400,20 @@ class Forced:
 class StateWriter:
     """Where the decoder stands in the grammar of one state."""
 
-    def __init__(self, vocab: Vocab, source: SourceLines, kinds: Iterable[StateKind]) -> None:
+    def __init__(
+        self,
+        vocab: Vocab,
+        source: SourceLines,
+        kinds: Iterable[StateKind],
+        next_lines: Iterable[str] | None = None,
+    ) -> None:
+        """``next_lines``: the only source lines a forward line state may show (the code's line
+        flow, :mod:`.flow`); None: any line of the program."""
         self.vocab = vocab
         self.source = source
+        self.next_lines = (
+            None if next_lines is None else frozenset(ln.encode() for ln in next_lines)
+        )
         self.kinds = {vocab.special_id[k.token]: k for k in kinds}
         self.kind: StateKind | None = None
         self.parts: list[tuple[str, object]] = [("event", None)]
@@ -412,7 +436,7 @@ class StateWriter:
         if kind == "literal":
             return Forced(0, [arg])  # type: ignore[list-item]
         if kind == "src":
-            candidates = self.source.candidates(self._written)
+            candidates = self._candidates()
             if len(candidates) == 1:
                 return Forced(self._src_tokens, self.source.canonical(candidates[0]))
         if kind == "event" and len(self.kinds) == 1:
@@ -425,8 +449,15 @@ class StateWriter:
         if kind == "event":
             return set(self.kinds)
         if kind == "src":
-            return self.source.allowed(self._written, self.source.candidates(self._written))
+            return self.source.allowed(self._written, self._candidates())
         return None
+
+    def _candidates(self) -> list[bytes]:
+        """Lines the source line written so far can still become."""
+        candidates = self.source.candidates(self._written)
+        if self.next_lines is not None and self.kind is StateKind.LINE:
+            candidates = [ln for ln in candidates if ln in self.next_lines] or candidates
+        return candidates
 
     def accepts(self, token: int) -> bool:
         kind = self.parts[0][0]
@@ -473,7 +504,7 @@ class StateWriter:
             raise ValueError("a special token inside free text")
         if kind == "src":
             if piece == b"\n":
-                if self._written not in self.source.line_set:
+                if self._written not in self._candidates():
                     raise ValueError("the source line is not complete")
                 self.parts.pop(0)
                 self._start_next_part()

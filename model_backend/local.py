@@ -161,8 +161,9 @@ class LocalSession:
             kinds = INVERSE_KINDS if action.kind.is_inverse else FORWARD_KINDS
             seed = options.seed if options.seed is not None else random.randrange(1 << 31)
             generator = torch.Generator().manual_seed(seed)
+            lines = self.source.next_lines(history, action)
             draws = [
-                self._decode(prompt, kinds, options, generator, cancel)
+                self._decode(prompt, kinds, lines, options, generator, cancel)
                 for _ in range(options.samples)
             ]
             return draws[0] if options.samples == 1 else majority(draws)
@@ -196,6 +197,7 @@ class LocalSession:
         self,
         prompt: list[int],
         kinds: tuple,
+        lines: frozenset[str] | None,
         options: DecodeOptions,
         generator: torch.Generator,
         cancel: threading.Event | None,
@@ -203,7 +205,7 @@ class LocalSession:
         logits = self._sync(prompt)
         base = len(prompt)
         budget = answer_budget(self.loaded.window, prompt, options.max_new_tokens)
-        writer = StateWriter(self.vocab, self.source, kinds)
+        writer = StateWriter(self.vocab, self.source, kinds, lines)
         out: list[int] = []
         pending: list[int] = []
         logprobs: dict[object, float] = {}

@@ -188,17 +188,25 @@ class VllmSession:
         prompt = self.prompts.ids(history, action, options.max_new_tokens)
         kinds = INVERSE_KINDS if action.kind.is_inverse else FORWARD_KINDS
         rng = random.Random(options.seed)
-        draws = [await self._decode(prompt, kinds, options, rng) for _ in range(options.samples)]
+        lines = self.source.next_lines(history, action)
+        draws = [
+            await self._decode(prompt, kinds, lines, options, rng) for _ in range(options.samples)
+        ]
         return draws[0] if options.samples == 1 else majority(draws)
 
     async def aclose(self) -> None:
         return None
 
     async def _decode(
-        self, prompt: list[int], kinds: tuple, options: DecodeOptions, rng: random.Random
+        self,
+        prompt: list[int],
+        kinds: tuple,
+        lines: frozenset[str] | None,
+        options: DecodeOptions,
+        rng: random.Random,
     ) -> Prediction:
         budget = answer_budget(self.engine.window, prompt, options.max_new_tokens)
-        writer = StateWriter(self.vocab, self.source, kinds)
+        writer = StateWriter(self.vocab, self.source, kinds, lines)
         out: list[int] = []
         logprobs: dict[object, float] = {}
         generated = forced_count = calls = 0
