@@ -6,7 +6,7 @@ from L without passing another line: ``total = 0`` is always followed by the lin
 context (it never runs it) and walks each code object's instructions to list, for every line,
 the lines whose ``line`` trace event can come next in the same frame, and, for every line a
 ``call`` event shows, the lines the frame can start on. The decoder then lets a predicted
-line state show only those lines (:func:`next_line_texts`).
+line state show only those lines (:func:`expect`, which adds what the language itself fixes).
 
 The lists are a superset of what CPython's tracer reports, so the constraint never rules out
 the real next line: a line event fires when execution reaches an instruction of another line,
@@ -20,6 +20,7 @@ from __future__ import annotations
 import dis
 import warnings
 from collections.abc import Iterator
+from dataclasses import dataclass
 from types import CodeType
 
 from neural_debugger.protocol import Action, ActionKind, State, StateKind
@@ -146,26 +147,62 @@ def _code_objects(top: CodeType) -> Iterator[CodeType]:
         todo.extend(c for c in unit.co_consts if isinstance(c, CodeType))
 
 
-def next_line_texts(
+@dataclass(frozen=True)
+class Expected:
+    """What the code and the action fix about the next state before the model writes a token."""
+
+    lines: frozenset[str] | None = None  # the source lines it may show (None: any line)
+    line_kinds: frozenset[StateKind] = frozenset({StateKind.LINE})  # the kinds ``lines`` binds
+    diff: bool | None = None  # a line state's locals: a diff, whole, or either (None)
+
+    def allows(self, state: State) -> bool:
+        """Whether ``state`` keeps to what is expected."""
+        if self.lines is not None and state.kind in self.line_kinds and state.src not in self.lines:
+            return False
+        return self.diff is None or state.kind is not StateKind.LINE or state.diff == self.diff
+
+
+_SHOWN_AT = frozenset(k for k in StateKind if not k.is_inverse and not k.is_exit)
+
+
+def expect(
     flow: LineFlow,
     source: SourceMap,
     states: tuple[State, ...],
     actions: tuple[Action, ...],
     action: Action,
-) -> frozenset[str] | None:
-    """The source texts a line state reached by ``action`` from ``states[-1]`` may show, when a
-    step stays in the current frame: step into / over from a line or a call state. None when
-    the flow says nothing (other actions, other states, a line the history cannot place)."""
+) -> Expected:
+    """What the next state must be, from the language's rules and the code (see
+    :mod:`neural_debugger.tracer.tree`):
+
+    * a breakpoint stops on its own source line, and shows the whole locals;
+    * a line state after a return or an exception state shows the whole locals;
+    * a step into or over from a line or a call state that stops on a line stays in that frame:
+      its locals are a diff, and its line is one the frame's flow allows next.
+    """
     last = states[-1]
+    if action.kind.is_inverse or last.kind.is_inverse:
+        return Expected()
+    if action.kind is ActionKind.BREAKPOINT and action.target is not None:
+        return Expected(lines=frozenset({action.target}), line_kinds=_SHOWN_AT, diff=False)
+    if last.kind in (StateKind.RETURN, StateKind.EXCEPTION):
+        return Expected(diff=False)
     if action.kind not in _STEPS or last.kind not in (StateKind.LINE, StateKind.CALL):
-        return None
+        return Expected()
+    return Expected(lines=_next_lines(flow, source, states, actions), diff=True)
+
+
+def _next_lines(
+    flow: LineFlow, source: SourceMap, states: tuple[State, ...], actions: tuple[Action, ...]
+) -> frozenset[str] | None:
+    """The texts of the lines the last state's frame can show next (None: not known)."""
     tracker = LineTracker(source)
     located = None
     for index, state in enumerate(states):
         located = tracker.locate(state, actions[index - 1] if index else None)
     if located is None or located.line is None:
         return None
-    if last.kind is StateKind.LINE:
+    if states[-1].kind is StateKind.LINE:
         lines = flow.following(located.line)
     else:
         lines = flow.first_lines(located.line)

@@ -12,8 +12,10 @@ A :class:`StateWriter` walks the layout of a state token by token (see
 * the locals: a JSON object of strings in ``json.dumps`` layout, the diff marker first when there
   is one, ``null`` only in a diff, no name twice, never a diff for a call state;
 * a return value or exception: one JSON string;
-* after a step into or over from a line or a call, a line state shows only a line the code's
-  flow allows next in that frame (:mod:`.flow`): after ``total = 0``, the line below it;
+* what the code and the action fix (:mod:`.flow`): after a step into or over from a line or a
+  call, a line state shows only a line the code's flow allows next in that frame (after
+  ``total = 0``, the line below it) and its locals as a diff; a breakpoint stops on its own
+  line and shows the whole locals, as does a line state after a return or an exception;
 * a variable's name is a name the code mentions, not a keyword (or one of the markers, or
   ``.0``, the hidden argument of a comprehension's frame), shown once: a model cannot invent
   variables, and never starts a name that could only end as one already shown;
@@ -54,7 +56,7 @@ from neural_debugger.tracer.values import (
 )
 
 from .backend import History
-from .flow import LineFlow, next_line_texts
+from .flow import Expected, LineFlow, expect
 from .vocab import Vocab
 
 MAX_NAME_CHARS = 100
@@ -107,12 +109,19 @@ class JsonCursor:
         "keys",
         "mode",
         "names",
+        "need_diff",
         "state",
         "tail",
         "utf8",
     )
 
-    def __init__(self, mode: str, allow_diff: bool = True, names: Names | None = None) -> None:
+    def __init__(
+        self,
+        mode: str,
+        allow_diff: bool = True,
+        names: Names | None = None,
+        need_diff: bool = False,
+    ) -> None:
         self.mode = mode  # "object" or "string"
         self.names = names  # the names a key may be (None: any)
         self.state = "start"
@@ -120,7 +129,8 @@ class JsonCursor:
         self.key: bytes | None = None
         self.keys: set[bytes] = set()
         self.diff = False
-        self.allow_diff = allow_diff
+        self.allow_diff = allow_diff or need_diff
+        self.need_diff = need_diff  # the object must be a diff: the marker comes first
         self.escape = 0  # 0: none; 1: after a backslash; 2..5: hex digits of \\uXXXX left
         self.chars = 0  # characters of the string being read (an escape counts as one)
         self.tail = 0  # bytes of _CUT_TAIL written: a value past MAX_VALUE_CHARS is being cut
@@ -158,7 +168,7 @@ class JsonCursor:
             ok = byte == 0x7B  # {
             self.state = "first"
         elif s == "first":  # after {: a name or }
-            if byte == 0x7D:
+            if byte == 0x7D and not self.need_diff:
                 self.done = True
                 return True
             ok = byte == 0x22
@@ -242,7 +252,10 @@ class JsonCursor:
                 self.utf8 = (0, 0x80, 0xBF)
                 return self._tail_byte(byte)
             self.chars += 1
-        if self.state == "key" and self.names is not None:
+        if self.state == "key" and self.need_diff and not self.keys:
+            if not (_MARKER + b'"').startswith(bytes(self.buf) + bytes([byte])):
+                return self._break()
+        elif self.state == "key" and self.names is not None:
             if byte == 0x22:
                 if bytes(self.buf) not in self.names.full:
                     return self._break()
@@ -358,9 +371,9 @@ class SourceLines:
         self.map = SourceMap(code)
         self._canonical: dict[bytes, list[int]] = {}
 
-    def next_lines(self, history: History, action: Action) -> frozenset[str] | None:
-        """The lines a forward line state after ``action`` may show (None: any line)."""
-        return next_line_texts(self.flow, self.map, history.states, history.actions, action)
+    def expect(self, history: History, action: Action) -> Expected:
+        """What the code and ``action`` fix about the next state (:func:`.flow.expect`)."""
+        return expect(self.flow, self.map, history.states, history.actions, action)
 
     def candidates(self, written: bytes) -> list[bytes]:
         return [ln for ln in self.lines if ln.startswith(written)]
@@ -405,15 +418,15 @@ class StateWriter:
         vocab: Vocab,
         source: SourceLines,
         kinds: Iterable[StateKind],
-        next_lines: Iterable[str] | None = None,
+        expected: Expected | None = None,
     ) -> None:
-        """``next_lines``: the only source lines a forward line state may show (the code's line
-        flow, :mod:`.flow`); None: any line of the program."""
+        """``expected``: what the code and the action fix about the state (:func:`.flow.expect`):
+        the source lines it may show, and whether a line state's locals are a diff."""
         self.vocab = vocab
         self.source = source
-        self.next_lines = (
-            None if next_lines is None else frozenset(ln.encode() for ln in next_lines)
-        )
+        self.expected = expected or Expected()
+        lines = self.expected.lines
+        self._lines = None if lines is None else frozenset(ln.encode() for ln in lines)
         self.kinds = {vocab.special_id[k.token]: k for k in kinds}
         self.kind: StateKind | None = None
         self.parts: list[tuple[str, object]] = [("event", None)]
@@ -455,8 +468,8 @@ class StateWriter:
     def _candidates(self) -> list[bytes]:
         """Lines the source line written so far can still become."""
         candidates = self.source.candidates(self._written)
-        if self.next_lines is not None and self.kind is StateKind.LINE:
-            candidates = [ln for ln in candidates if ln in self.next_lines] or candidates
+        if self._lines is not None and self.kind in self.expected.line_kinds:
+            candidates = [ln for ln in candidates if ln in self._lines] or candidates
         return candidates
 
     def accepts(self, token: int) -> bool:
@@ -558,6 +571,12 @@ class StateWriter:
             self._written = b""
             self._src_tokens = 0
         elif kind == "object":
-            self._cursor = JsonCursor("object", allow_diff=bool(arg), names=self.source.names)
+            diff = self.expected.diff if self.kind is StateKind.LINE else None
+            self._cursor = JsonCursor(
+                "object",
+                allow_diff=bool(arg) and diff is not False,
+                names=self.source.names,
+                need_diff=diff is True,
+            )
         elif kind == "string":
             self._cursor = JsonCursor("string")

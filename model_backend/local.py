@@ -38,6 +38,7 @@ from .backend import (
     majority,
     written_prediction,
 )
+from .flow import Expected
 from .grammar import FORWARD_KINDS, INVERSE_KINDS, SourceLines, StateWriter
 from .prompt import PromptBuilder, answer_budget
 from .vocab import Vocab
@@ -161,9 +162,9 @@ class LocalSession:
             kinds = INVERSE_KINDS if action.kind.is_inverse else FORWARD_KINDS
             seed = options.seed if options.seed is not None else random.randrange(1 << 31)
             generator = torch.Generator().manual_seed(seed)
-            lines = self.source.next_lines(history, action)
+            expected = self.source.expect(history, action)
             draws = [
-                self._decode(prompt, kinds, lines, options, generator, cancel)
+                self._decode(prompt, kinds, expected, options, generator, cancel)
                 for _ in range(options.samples)
             ]
             return draws[0] if options.samples == 1 else majority(draws)
@@ -197,7 +198,7 @@ class LocalSession:
         self,
         prompt: list[int],
         kinds: tuple,
-        lines: frozenset[str] | None,
+        expected: Expected,
         options: DecodeOptions,
         generator: torch.Generator,
         cancel: threading.Event | None,
@@ -205,7 +206,7 @@ class LocalSession:
         logits = self._sync(prompt)
         base = len(prompt)
         budget = answer_budget(self.loaded.window, prompt, options.max_new_tokens)
-        writer = StateWriter(self.vocab, self.source, kinds, lines)
+        writer = StateWriter(self.vocab, self.source, kinds, expected)
         out: list[int] = []
         pending: list[int] = []
         logprobs: dict[object, float] = {}

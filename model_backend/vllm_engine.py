@@ -43,6 +43,7 @@ from .backend import (
     majority,
     written_prediction,
 )
+from .flow import Expected
 from .grammar import FORWARD_KINDS, INVERSE_KINDS, SourceLines, StateWriter
 from .prompt import PromptBuilder, answer_budget
 from .vocab import Vocab
@@ -188,9 +189,10 @@ class VllmSession:
         prompt = self.prompts.ids(history, action, options.max_new_tokens)
         kinds = INVERSE_KINDS if action.kind.is_inverse else FORWARD_KINDS
         rng = random.Random(options.seed)
-        lines = self.source.next_lines(history, action)
+        expected = self.source.expect(history, action)
         draws = [
-            await self._decode(prompt, kinds, lines, options, rng) for _ in range(options.samples)
+            await self._decode(prompt, kinds, expected, options, rng)
+            for _ in range(options.samples)
         ]
         return draws[0] if options.samples == 1 else majority(draws)
 
@@ -201,12 +203,12 @@ class VllmSession:
         self,
         prompt: list[int],
         kinds: tuple,
-        lines: frozenset[str] | None,
+        expected: Expected,
         options: DecodeOptions,
         rng: random.Random,
     ) -> Prediction:
         budget = answer_budget(self.engine.window, prompt, options.max_new_tokens)
-        writer = StateWriter(self.vocab, self.source, kinds, lines)
+        writer = StateWriter(self.vocab, self.source, kinds, expected)
         out: list[int] = []
         logprobs: dict[object, float] = {}
         generated = forced_count = calls = 0

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 
 from neural_debugger.model_backend.backend import DecodeOptions, History
-from neural_debugger.model_backend.flow import LineFlow, next_line_texts
+from neural_debugger.model_backend.flow import Expected, LineFlow, expect
 from neural_debugger.model_backend.grammar import FORWARD_KINDS, SourceLines, StateWriter
 from neural_debugger.model_backend.local import LocalEngine, LocalSession
 from neural_debugger.model_backend.vocab import Vocab
 from neural_debugger.paths import default_model_dir
-from neural_debugger.protocol import Action, ActionKind, State, StateKind
+from neural_debugger.protocol import Action, ActionKind, State, StateKind, parse_trajectory
 from neural_debugger.protocol.source_map import SourceMap
 from neural_debugger.tracer.program import Program, load_program
 from neural_debugger.tracer.record import record
-from neural_debugger.training.data import TRACE_LIMITS
+from neural_debugger.training.data import TRACE_LIMITS, DataSpec, program_trajectories
 from neural_debugger.training.programs import generate_programs, package_programs
 from neural_debugger.training.tokenizer import load_tokenizer
 
@@ -69,20 +70,51 @@ def _states() -> tuple[State, ...]:
     )
 
 
-def test_next_line_texts_follow_the_history() -> None:
+def test_what_the_history_and_the_action_fix() -> None:
     source = SourceMap(EXAMPLE.context)
     flow = LineFlow(EXAMPLE.context)
     states = _states()
-    assert next_line_texts(flow, source, states, (STEP_OVER,), STEP_OVER) == {"    out = []"}
-    assert next_line_texts(flow, source, states[:1], (), STEP_OVER) == {"    total = 0"}
+    over = expect(flow, source, states, (STEP_OVER,), STEP_OVER)
+    assert over == Expected(lines=frozenset({"    out = []"}), diff=True)
+    assert expect(flow, source, states[:1], (), STEP_OVER).lines == {"    total = 0"}
     step_return = Action(kind=ActionKind.STEP_RETURN)
-    assert next_line_texts(flow, source, states, (STEP_OVER,), step_return) is None
+    assert expect(flow, source, states, (STEP_OVER,), step_return) == Expected()
+    breakpoint = Action(kind=ActionKind.BREAKPOINT, target="    return out")
+    stop = expect(flow, source, states, (STEP_OVER,), breakpoint)
+    assert stop.lines == {"    return out"} and stop.diff is False
+    returned = (*states, State(kind=StateKind.RETURN, src="    return out", value="[]"))
+    after = expect(flow, source, returned, (STEP_OVER, step_return), STEP_OVER)
+    assert after == Expected(diff=False)
+
+
+def test_every_sampled_state_keeps_to_what_was_expected() -> None:
+    """Trajectories sampled as training data is (the real tracer, the paper's policy, every
+    action kind): each state keeps to what :func:`expect` fixed from the states before it."""
+    spec = DataSpec(programs=60, seed=5, inverse_per_program=0, max_states=40)
+    rng = random.Random(5)
+    checked = fixed = 0
+    kinds: set[ActionKind] = set()
+    for index, candidate in enumerate(generate_programs(5, 60)):
+        for sampled in program_trajectories(candidate, index, spec, rng)[0]:
+            trajectory = parse_trajectory(sampled["text"])
+            source = SourceMap(trajectory.code)
+            flow = LineFlow(trajectory.code)
+            states, actions = trajectory.states, trajectory.actions
+            for k in range(1, len(states)):
+                expected = expect(flow, source, states[:k], actions[: k - 1], actions[k - 1])
+                assert expected.allows(states[k]), (actions[k - 1], states[k], expected)
+                checked += 1
+                fixed += expected != Expected()
+                kinds.add(actions[k - 1].kind)
+    assert checked > 500 and fixed > checked / 2
+    assert {ActionKind.BREAKPOINT, ActionKind.STEP_INTO, ActionKind.STEP_RETURN} <= kinds
 
 
 def test_the_writer_forces_the_only_line_that_can_follow() -> None:
     vocab = Vocab(load_tokenizer(Path(default_model_dir())))
     source = SourceLines(EXAMPLE.context.split("\n"), vocab)
-    writer = StateWriter(vocab, source, FORWARD_KINDS, {"    out = []"})
+    expected = Expected(lines=frozenset({"    out = []"}), diff=True)
+    writer = StateWriter(vocab, source, FORWARD_KINDS, expected)
     writer.advance(vocab.special_id[StateKind.LINE.token])
     while writer.part != "object":
         writer.take_forced(writer.forced())  # type: ignore[arg-type]

@@ -135,6 +135,9 @@ def test_names_are_names_of_the_code_each_shown_once() -> None:
 
 def test_json_cursor_refuses_a_diff_where_calls_need_full_locals() -> None:
     assert not feed(JsonCursor("object", allow_diff=False), '{"..": ".."}')
+    for whole in ("{}", '{"a": "1"}', '{".": "1"}'):  # where a step needs a diff
+        assert not feed(JsonCursor("object", need_diff=True), whole)
+    assert feed(JsonCursor("object", need_diff=True), '{"..": "..", "a": "1"}')
     assert feed(JsonCursor("string"), json.dumps("ValueError('bad')"))
     assert not feed(JsonCursor("string"), '"a" ')
 
