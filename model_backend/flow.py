@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import dis
 import warnings
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from types import CodeType
 
 from neural_debugger.protocol import Action, ActionKind, State, StateKind
@@ -151,18 +151,18 @@ def _code_objects(top: CodeType) -> Iterator[CodeType]:
 class Expected:
     """What the code and the action fix about the next state before the model writes a token."""
 
-    lines: frozenset[str] | None = None  # the source lines it may show (None: any line)
-    line_kinds: frozenset[StateKind] = frozenset({StateKind.LINE})  # the kinds ``lines`` binds
+    # the source lines a state of each kind may show (a kind not listed: any line)
+    lines: Mapping[StateKind, frozenset[str]] = field(default_factory=dict)
     diff: bool | None = None  # a line state's locals: a diff, whole, or either (None)
 
     def allows(self, state: State) -> bool:
         """Whether ``state`` keeps to what is expected."""
-        if self.lines is not None and state.kind in self.line_kinds and state.src not in self.lines:
+        if state.kind in self.lines and state.src not in self.lines[state.kind]:
             return False
         return self.diff is None or state.kind is not StateKind.LINE or state.diff == self.diff
 
 
-_SHOWN_AT = frozenset(k for k in StateKind if not k.is_inverse and not k.is_exit)
+_SHOWN_AT = tuple(k for k in StateKind if not k.is_inverse and not k.is_exit)
 
 
 def expect(
@@ -176,6 +176,8 @@ def expect(
     :mod:`neural_debugger.tracer.tree`):
 
     * a breakpoint stops on its own source line, and shows the whole locals;
+    * a call state shows a line where a frame of the code starts (a ``def``, a ``class``, a
+      comprehension, or a line a generator resumes on);
     * a line state after a return or an exception state shows the whole locals;
     * a step into or over from a line or a call state that stops on a line stays in that frame:
       its locals are a diff, and its line is one the frame's flow allows next.
@@ -184,12 +186,20 @@ def expect(
     if action.kind.is_inverse or last.kind.is_inverse:
         return Expected()
     if action.kind is ActionKind.BREAKPOINT and action.target is not None:
-        return Expected(lines=frozenset({action.target}), line_kinds=_SHOWN_AT, diff=False)
+        return Expected(dict.fromkeys(_SHOWN_AT, frozenset({action.target})), diff=False)
+    lines = {StateKind.CALL: _texts(source, flow.starts)} if flow.starts else {}
     if last.kind in (StateKind.RETURN, StateKind.EXCEPTION):
-        return Expected(diff=False)
+        return Expected(lines, diff=False)
     if action.kind not in _STEPS or last.kind not in (StateKind.LINE, StateKind.CALL):
-        return Expected()
-    return Expected(lines=_next_lines(flow, source, states, actions), diff=True)
+        return Expected(lines)
+    following = _next_lines(flow, source, states, actions)
+    if following:
+        lines[StateKind.LINE] = following
+    return Expected(lines, diff=True)
+
+
+def _texts(source: SourceMap, numbers: Iterable[int]) -> frozenset[str]:
+    return frozenset(source.lines[n - 1] for n in numbers if 0 < n <= len(source.lines))
 
 
 def _next_lines(
@@ -206,7 +216,4 @@ def _next_lines(
         lines = flow.following(located.line)
     else:
         lines = flow.first_lines(located.line)
-    if lines is None:
-        return None
-    texts = frozenset(source.lines[n - 1] for n in lines if 0 < n <= len(source.lines))
-    return texts or None
+    return _texts(source, lines) if lines is not None else None

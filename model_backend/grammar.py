@@ -14,8 +14,9 @@ A :class:`StateWriter` walks the layout of a state token by token (see
 * a return value or exception: one JSON string;
 * what the code and the action fix (:mod:`.flow`): after a step into or over from a line or a
   call, a line state shows only a line the code's flow allows next in that frame (after
-  ``total = 0``, the line below it) and its locals as a diff; a breakpoint stops on its own
-  line and shows the whole locals, as does a line state after a return or an exception;
+  ``total = 0``, the line below it) and its locals as a diff; a call state shows a line where
+  a frame starts; a breakpoint stops on its own line and shows the whole locals, as does a
+  line state after a return or an exception;
 * a variable's name is a name the code mentions, not a keyword (or one of the markers, or
   ``.0``, the hidden argument of a comprehension's frame), shown once: a model cannot invent
   variables, and never starts a name that could only end as one already shown;
@@ -425,8 +426,10 @@ class StateWriter:
         self.vocab = vocab
         self.source = source
         self.expected = expected or Expected()
-        lines = self.expected.lines
-        self._lines = None if lines is None else frozenset(ln.encode() for ln in lines)
+        self._lines = {
+            kind: frozenset(ln.encode() for ln in lines)
+            for kind, lines in self.expected.lines.items()
+        }
         self.kinds = {vocab.special_id[k.token]: k for k in kinds}
         self.kind: StateKind | None = None
         self.parts: list[tuple[str, object]] = [("event", None)]
@@ -468,8 +471,9 @@ class StateWriter:
     def _candidates(self) -> list[bytes]:
         """Lines the source line written so far can still become."""
         candidates = self.source.candidates(self._written)
-        if self._lines is not None and self.kind in self.expected.line_kinds:
-            candidates = [ln for ln in candidates if ln in self._lines] or candidates
+        allowed = self._lines.get(self.kind)  # type: ignore[arg-type]
+        if allowed is not None:
+            candidates = [ln for ln in candidates if ln in allowed] or candidates
         return candidates
 
     def accepts(self, token: int) -> bool:

@@ -74,17 +74,23 @@ def test_what_the_history_and_the_action_fix() -> None:
     source = SourceMap(EXAMPLE.context)
     flow = LineFlow(EXAMPLE.context)
     states = _states()
+    module = EXAMPLE.context.split("\n")[0]  # the module frame starts on line 1
+    starts = frozenset({module, "def main():", "def running_total(xs):"})  # where frames start
     over = expect(flow, source, states, (STEP_OVER,), STEP_OVER)
-    assert over == Expected(lines=frozenset({"    out = []"}), diff=True)
-    assert expect(flow, source, states[:1], (), STEP_OVER).lines == {"    total = 0"}
+    assert over == Expected({StateKind.CALL: starts, StateKind.LINE: {"    out = []"}}, diff=True)
+    first = expect(flow, source, states[:1], (), STEP_OVER)
+    assert first.lines[StateKind.LINE] == {"    total = 0"}
     step_return = Action(kind=ActionKind.STEP_RETURN)
-    assert expect(flow, source, states, (STEP_OVER,), step_return) == Expected()
+    assert expect(flow, source, states, (STEP_OVER,), step_return) == Expected(
+        {StateKind.CALL: starts}
+    )
     breakpoint = Action(kind=ActionKind.BREAKPOINT, target="    return out")
     stop = expect(flow, source, states, (STEP_OVER,), breakpoint)
-    assert stop.lines == {"    return out"} and stop.diff is False
+    assert stop.lines[StateKind.RETURN] == stop.lines[StateKind.LINE] == {"    return out"}
+    assert stop.diff is False
     returned = (*states, State(kind=StateKind.RETURN, src="    return out", value="[]"))
     after = expect(flow, source, returned, (STEP_OVER, step_return), STEP_OVER)
-    assert after == Expected(diff=False)
+    assert after == Expected({StateKind.CALL: starts}, diff=False)
 
 
 def test_every_sampled_state_keeps_to_what_was_expected() -> None:
@@ -113,7 +119,7 @@ def test_every_sampled_state_keeps_to_what_was_expected() -> None:
 def test_the_writer_forces_the_only_line_that_can_follow() -> None:
     vocab = Vocab(load_tokenizer(Path(default_model_dir())))
     source = SourceLines(EXAMPLE.context.split("\n"), vocab)
-    expected = Expected(lines=frozenset({"    out = []"}), diff=True)
+    expected = Expected({StateKind.LINE: frozenset({"    out = []"})}, diff=True)
     writer = StateWriter(vocab, source, FORWARD_KINDS, expected)
     writer.advance(vocab.special_id[StateKind.LINE.token])
     while writer.part != "object":
