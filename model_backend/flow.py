@@ -18,6 +18,7 @@ not compile gives no lists, and the decoder no constraint.
 from __future__ import annotations
 
 import dis
+import inspect
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -25,6 +26,8 @@ from types import CodeType
 
 from neural_debugger.protocol import Action, ActionKind, State, StateKind
 from neural_debugger.protocol.source_map import LineTracker, SourceMap
+from neural_debugger.protocol.tokens import DIFF_MARKER_KEY
+from neural_debugger.tracer.values import MORE_VARIABLES_KEY
 
 # Instructions after which execution does not go on to the next one.
 _NO_FALL_THROUGH = frozenset(
@@ -41,6 +44,8 @@ _NO_FALL_THROUGH = frozenset(
         "JUMP_NO_INTERRUPT",
     }
 )
+# Names of builtins through which code can bind variables no instruction of it stores.
+_DYNAMIC = frozenset({"exec", "eval", "locals", "vars", "globals", "__import__"})
 _JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs) | frozenset(getattr(dis, "hasjump", ()))
 _STEPS = (ActionKind.STEP_INTO, ActionKind.STEP_OVER)
 
@@ -51,14 +56,22 @@ class LineFlow:
     def __init__(self, code: str) -> None:
         self.after: dict[int, set[int]] = {}  # a line -> the lines that can follow it
         self.starts: dict[int, set[int]] = {}  # a call event's line -> the frame's first lines
+        # the variables each code object's frame can show (None: any), and which code objects
+        # have instructions on a line or start a frame on it
+        self._names: list[frozenset[str] | None] = []
+        self._on_line: dict[int, set[int]] = {}
+        self._starting: dict[int, set[int]] = {}
+        self._call_names: dict[str, frozenset[str]] | None = None
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # e.g. invalid escape sequences
                 top = compile(code, "<context>", "exec", dont_inherit=True)
         except (SyntaxError, ValueError, OverflowError, RecursionError, MemoryError):
             return
-        for unit in _code_objects(top):
-            self._read(unit)
+        units = list(_code_objects(top))
+        for index, unit in enumerate(units):
+            self._read(unit, index)
+        self._name_frames(units)
 
     def following(self, line: int) -> frozenset[int] | None:
         """Lines that can follow ``line`` in its frame (None: not known)."""
@@ -70,7 +83,67 @@ class LineFlow:
         found = self.starts.get(call_line)
         return frozenset(found) if found else None
 
-    def _read(self, unit: CodeType) -> None:
+    def names_on(self, lines: Iterable[int]) -> frozenset[str] | None:
+        """Variables a frame standing on one of ``lines`` can show (None: not known)."""
+        return self._names_of(set().union(*(self._on_line.get(n, ()) for n in lines)))
+
+    def names_starting(self, call_line: int) -> frozenset[str] | None:
+        """Variables a frame whose call event shows ``call_line`` can show (None: not known)."""
+        return self._names_of(self._starting.get(call_line, set()))
+
+    def names_by_call_text(self, lines: list[str]) -> dict[str, frozenset[str]]:
+        """Variables a call state may show, by its source text (``lines``: the code's lines;
+        lines sharing one text share the union; a text whose frames are not known is left
+        out)."""
+        if self._call_names is None:
+            by_text: dict[str, set[int]] = {}
+            for number, units in self._starting.items():
+                if 0 < number <= len(lines):
+                    by_text.setdefault(lines[number - 1], set()).update(units)
+            found = {text: self._names_of(units) for text, units in by_text.items()}
+            self._call_names = {text: names for text, names in found.items() if names is not None}
+        return self._call_names
+
+    def _names_of(self, units: set[int]) -> frozenset[str] | None:
+        found: set[str] = set()
+        for unit in units:
+            names = self._names[unit]
+            if names is None:
+                return None
+            found |= names
+        return frozenset(found) if units else None
+
+    def _name_frames(self, units: list[CodeType]) -> None:
+        """A function's frame shows its own variables (arguments, locals, cells, free
+        variables); a module's or a class body's, the names its code stores (a module's also
+        those that functions store as globals). Code that can add names no instruction stores
+        (``from m import *``, ``exec``, ``locals()``, ...) may show any."""
+        stored_globally = {
+            ins.argval
+            for unit in units
+            for ins in dis.get_instructions(unit)
+            if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL")
+        }
+        for index, unit in enumerate(units):
+            instructions = list(dis.get_instructions(unit))
+            loaded = {ins.argval for ins in instructions if ins.opname.startswith("LOAD_")}
+            if loaded & _DYNAMIC or any(ins.opname == "IMPORT_STAR" for ins in instructions):
+                self._names.append(None)
+            elif unit.co_flags & inspect.CO_OPTIMIZED:
+                self._names.append(
+                    frozenset(unit.co_varnames + unit.co_cellvars + unit.co_freevars)
+                )
+            else:
+                stored = {
+                    ins.argval
+                    for ins in instructions
+                    if ins.opname in ("STORE_NAME", "DELETE_NAME")
+                }
+                if index == 0:  # the module
+                    stored |= stored_globally
+                self._names.append(frozenset(stored))
+
+    def _read(self, unit: CodeType, index: int) -> None:
         bytecode = dis.Bytecode(unit)
         instructions = list(bytecode)
         if not instructions:
@@ -93,6 +166,7 @@ class LineFlow:
         for line in {n for n in lines if n is not None}:
             starts = [k for k, n in enumerate(lines) if n == line]
             self.after.setdefault(line, set()).update(_reached(starts, lines, ways))
+            self._on_line.setdefault(line, set()).add(index)
         # The call event comes from RESUME (after any cell set-up) and shows its line: the def
         # line, or co_firstlineno (the first decorator). The first instruction after it with a
         # line fires that line, whichever it is (a class body starts on its class line).
@@ -109,6 +183,7 @@ class LineFlow:
             for line in shown:
                 if line is not None:
                     self.starts.setdefault(line, set()).update(first)
+                    self._starting.setdefault(line, set()).add(index)
 
 
 def _reached(
@@ -154,10 +229,19 @@ class Expected:
     # the source lines a state of each kind may show (a kind not listed: any line)
     lines: Mapping[StateKind, frozenset[str]] = field(default_factory=dict)
     diff: bool | None = None  # a line state's locals: a diff, whole, or either (None)
+    names: frozenset[str] | None = None  # the variables a line state may show (None: any)
+    # the variables a call state may show, by its source line (a line not listed: any)
+    call_names: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def allows(self, state: State) -> bool:
         """Whether ``state`` keeps to what is expected."""
         if state.kind in self.lines and state.src not in self.lines[state.kind]:
+            return False
+        names = self.names if state.kind is StateKind.LINE else None
+        if state.kind is StateKind.CALL and state.src is not None:
+            names = self.call_names.get(state.src)
+        shown = set(state.locals or ()) - {DIFF_MARKER_KEY, MORE_VARIABLES_KEY, ".0"}
+        if names is not None and not shown <= names:
             return False
         return self.diff is None or state.kind is not StateKind.LINE or state.diff == self.diff
 
@@ -177,43 +261,59 @@ def expect(
 
     * a breakpoint stops on its own source line, and shows the whole locals;
     * a call state shows a line where a frame of the code starts (a ``def``, a ``class``, a
-      comprehension, or a line a generator resumes on);
-    * a line state after a return or an exception state shows the whole locals;
+      comprehension, or a line a generator resumes on), and only that frame's variables;
+    * a line state after a return shows the caller's variables, after an exception its own
+      frame's, and in both cases the whole locals;
     * a step into or over from a line or a call state that stops on a line stays in that frame:
-      its locals are a diff, and its line is one the frame's flow allows next.
+      its locals are a diff of the frame's variables, and its line is one the frame's flow
+      allows next.
     """
     last = states[-1]
     if action.kind.is_inverse or last.kind.is_inverse:
         return Expected()
+    call_names = flow.names_by_call_text(source.lines)
     if action.kind is ActionKind.BREAKPOINT and action.target is not None:
-        return Expected(dict.fromkeys(_SHOWN_AT, frozenset({action.target})), diff=False)
+        targets = [n for n, text in enumerate(source.lines, start=1) if text == action.target]
+        return Expected(
+            dict.fromkeys(_SHOWN_AT, frozenset({action.target})),
+            diff=False,
+            names=flow.names_on(targets),
+            call_names=call_names,
+        )
     lines = {StateKind.CALL: _texts(source, flow.starts)} if flow.starts else {}
-    if last.kind in (StateKind.RETURN, StateKind.EXCEPTION):
-        return Expected(lines, diff=False)
+    stack = _stack(source, states, actions)
+    if last.kind is StateKind.RETURN:  # the next line is the caller's
+        caller = stack[-2] if len(stack) > 1 else None
+        names = flow.names_on([caller]) if caller is not None else None
+        return Expected(lines, diff=False, names=names, call_names=call_names)
+    here = stack[-1] if stack else None
+    if last.kind is StateKind.EXCEPTION:  # a handler of the same frame
+        names = flow.names_on([here]) if here is not None else None
+        return Expected(lines, diff=False, names=names, call_names=call_names)
     if action.kind not in _STEPS or last.kind not in (StateKind.LINE, StateKind.CALL):
-        return Expected(lines)
-    following = _next_lines(flow, source, states, actions)
-    if following:
-        lines[StateKind.LINE] = following
-    return Expected(lines, diff=True)
+        return Expected(lines, call_names=call_names)
+    names = None
+    if here is not None:
+        if last.kind is StateKind.LINE:
+            following, names = flow.following(here), flow.names_on([here])
+        else:
+            following, names = flow.first_lines(here), flow.names_starting(here)
+        if following:
+            lines[StateKind.LINE] = _texts(source, following)
+    return Expected(lines, diff=True, names=names, call_names=call_names)
 
 
-def _texts(source: SourceMap, numbers: Iterable[int]) -> frozenset[str]:
-    return frozenset(source.lines[n - 1] for n in numbers if 0 < n <= len(source.lines))
-
-
-def _next_lines(
-    flow: LineFlow, source: SourceMap, states: tuple[State, ...], actions: tuple[Action, ...]
-) -> frozenset[str] | None:
-    """The texts of the lines the last state's frame can show next (None: not known)."""
+def _stack(
+    source: SourceMap, states: tuple[State, ...], actions: tuple[Action, ...]
+) -> tuple[int | None, ...]:
+    """The line of every frame after the last state, outermost first, as the history places
+    them (see :class:`~neural_debugger.protocol.source_map.LineTracker`)."""
     tracker = LineTracker(source)
     located = None
     for index, state in enumerate(states):
         located = tracker.locate(state, actions[index - 1] if index else None)
-    if located is None or located.line is None:
-        return None
-    if states[-1].kind is StateKind.LINE:
-        lines = flow.following(located.line)
-    else:
-        lines = flow.first_lines(located.line)
-    return _texts(source, lines) if lines is not None else None
+    return located.stack if located is not None else ()
+
+
+def _texts(source: SourceMap, numbers: Iterable[int]) -> frozenset[str]:
+    return frozenset(source.lines[n - 1] for n in numbers if 0 < n <= len(source.lines))

@@ -74,6 +74,9 @@ _HEX = frozenset(b"0123456789abcdefABCDEF")
 _ESCAPES = frozenset(b'"\\/bfnrtu')
 _MARKER = DIFF_MARKER_KEY.encode()
 _MARKER_VALUE = DIFF_MARKER_VALUE.encode()
+# Keys any locals object may hold: the diff marker, the entry for more variables, and ``.0``
+# (a comprehension's hidden argument).
+_ALWAYS_NAMES = frozenset(n.encode() for n in (DIFF_MARKER_KEY, MORE_VARIABLES_KEY, ".0"))
 
 
 def _utf8_lead(byte: int) -> tuple[int, int, int] | None:
@@ -350,8 +353,21 @@ class Names:
 
     def __init__(self, code: str) -> None:
         found = variable_names(code) - set(keyword.kwlist)
-        found |= {DIFF_MARKER_KEY, MORE_VARIABLES_KEY, ".0"}
-        self.full = frozenset(name.encode() for name in found)
+        self._take(frozenset(name.encode() for name in found) | _ALWAYS_NAMES)
+        self._within: dict[frozenset[str], Names] = {}
+
+    def within(self, names: frozenset[str]) -> Names:
+        """These names narrowed to ``names`` (the variables of one frame), markers kept."""
+        narrowed = self._within.get(names)
+        if narrowed is None:
+            narrowed = Names.__new__(Names)
+            narrowed._take(self.full & {n.encode() for n in names} | _ALWAYS_NAMES)
+            narrowed._within = {}
+            self._within[names] = narrowed
+        return narrowed
+
+    def _take(self, full: frozenset[bytes]) -> None:
+        self.full = full
         self.prefixes: dict[bytes, int] = {}  # prefix -> how many names start with it
         for name in self.full:
             for end in range(1, len(name) + 1):
@@ -496,6 +512,7 @@ class StateWriter:
     def take_forced(self, forced: Forced) -> None:
         kind = self.parts[0][0]
         if kind == "src":
+            self._written = self._candidates()[0]  # the one line left, written whole
             self.parts.pop(0)
             self._start_next_part()
             return
@@ -576,10 +593,15 @@ class StateWriter:
             self._src_tokens = 0
         elif kind == "object":
             diff = self.expected.diff if self.kind is StateKind.LINE else None
+            if self.kind is StateKind.LINE:
+                frame = self.expected.names
+            else:
+                frame = self.expected.call_names.get(self._written.decode(errors="replace"))
+            names = self.source.names if frame is None else self.source.names.within(frame)
             self._cursor = JsonCursor(
                 "object",
                 allow_diff=bool(arg) and diff is not False,
-                names=self.source.names,
+                names=names,
                 need_diff=diff is True,
             )
         elif kind == "string":

@@ -42,7 +42,8 @@ def test_code_that_does_not_compile_has_no_flow() -> None:
 
 def test_every_step_of_real_runs_is_one_the_flow_allows() -> None:
     """Trace generated and package programs; every line a frame shows next (after a line or
-    after its call event) must be in the flow's list. The lists are also narrow."""
+    after its call event) must be in the flow's list, and every variable it shows among its
+    code's. The lists are also narrow."""
     programs = generate_programs(11, 40) + package_programs(11, 15)[0]
     checked = single = 0
     for index, candidate in enumerate(programs):
@@ -53,6 +54,9 @@ def test_every_step_of_real_runs_is_one_the_flow_allows() -> None:
             line = program.context_line(event.file, event.line)
             before = last.get(event.activation)
             last[event.activation] = (event.kind, line)
+            if event.kind in ("line", "call"):  # the frame's variables are its code's
+                names = flow.names_on([line]) if event.kind == "line" else flow.names_starting(line)
+                assert names is not None and set(event.locals) - {"…"} <= names, event
             if event.kind != "line" or before is None or before[0] not in ("line", "call"):
                 continue
             allowed = (flow.following if before[0] == "line" else flow.first_lines)(before[1])
@@ -75,22 +79,33 @@ def test_what_the_history_and_the_action_fix() -> None:
     flow = LineFlow(EXAMPLE.context)
     states = _states()
     module = EXAMPLE.context.split("\n")[0]  # the module frame starts on line 1
-    starts = frozenset({module, "def main():", "def running_total(xs):"})  # where frames start
+    starts = {module, "def main():", "def running_total(xs):"}  # where frames start
+    variables = {"xs", "total", "out", "x"}  # running_total's frame
     over = expect(flow, source, states, (STEP_OVER,), STEP_OVER)
-    assert over == Expected({StateKind.CALL: starts, StateKind.LINE: {"    out = []"}}, diff=True)
+    assert over.lines == {StateKind.CALL: starts, StateKind.LINE: {"    out = []"}}
+    assert over.diff is True and over.names == variables
+    assert over.call_names["def running_total(xs):"] == variables
+    assert over.call_names["def main():"] == set()
     first = expect(flow, source, states[:1], (), STEP_OVER)
-    assert first.lines[StateKind.LINE] == {"    total = 0"}
+    assert first.lines[StateKind.LINE] == {"    total = 0"} and first.names == variables
     step_return = Action(kind=ActionKind.STEP_RETURN)
-    assert expect(flow, source, states, (STEP_OVER,), step_return) == Expected(
-        {StateKind.CALL: starts}
-    )
+    returning = expect(flow, source, states, (STEP_OVER,), step_return)
+    assert returning.lines == {StateKind.CALL: starts} and returning.diff is None
     breakpoint = Action(kind=ActionKind.BREAKPOINT, target="    return out")
     stop = expect(flow, source, states, (STEP_OVER,), breakpoint)
     assert stop.lines[StateKind.RETURN] == stop.lines[StateKind.LINE] == {"    return out"}
-    assert stop.diff is False
-    returned = (*states, State(kind=StateKind.RETURN, src="    return out", value="[]"))
-    after = expect(flow, source, returned, (STEP_OVER, step_return), STEP_OVER)
-    assert after == Expected({StateKind.CALL: starts}, diff=False)
+    assert stop.diff is False and stop.names == variables
+    called = (
+        State(kind=StateKind.CALL, src="def main():", locals={}),
+        State(kind=StateKind.LINE, src="    return running_total([3, 1, 2])", locals={}),
+        *states,
+        State(kind=StateKind.RETURN, src="    return out", value="[]"),
+    )
+    actions = (Action(kind=ActionKind.STEP_INTO),) * 2 + (STEP_OVER, step_return)
+    after = expect(flow, source, called, actions, STEP_OVER)
+    assert after.lines == {StateKind.CALL: starts}
+    assert after.diff is False and after.names == set()  # main's frame has no variables
+    assert not after.allows(State(kind=StateKind.LINE, src=called[1].src, locals={"xs": "[]"}))
 
 
 def test_every_sampled_state_keeps_to_what_was_expected() -> None:
