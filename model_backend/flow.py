@@ -20,7 +20,7 @@ from __future__ import annotations
 import dis
 import inspect
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import CodeType
 
@@ -62,6 +62,7 @@ class LineFlow:
         self._on_line: dict[int, set[int]] = {}
         self._starting: dict[int, set[int]] = {}
         self._call_names: dict[str, frozenset[str]] | None = None
+        self._before: dict[int, set[int]] | None = None
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # e.g. invalid escape sequences
@@ -77,6 +78,32 @@ class LineFlow:
         """Lines that can follow ``line`` in its frame (None: not known)."""
         found = self.after.get(line)
         return frozenset(found) if found else None
+
+    def preceding(self, line: int) -> frozenset[int] | None:
+        """Lines ``line`` can follow in its frame (None: not known)."""
+        if self._before is None:
+            self._before = {}
+            for earlier, later in self.after.items():
+                for n in later:
+                    self._before.setdefault(n, set()).add(earlier)
+        found = self._before.get(line)
+        return frozenset(found) if found else None
+
+    def following_any(self, lines: Iterable[int]) -> frozenset[int] | None:
+        """Lines that can follow any of ``lines`` (None: not known for one of them)."""
+        return _union(self.following, lines)
+
+    def preceding_any(self, lines: Iterable[int]) -> frozenset[int] | None:
+        """Lines any of ``lines`` can follow (None: not known for one of them)."""
+        return _union(self.preceding, lines)
+
+    def first_lines_any(self, call_lines: Iterable[int]) -> frozenset[int] | None:
+        """Lines a frame started on any of ``call_lines`` can start on (None: not known)."""
+        return _union(self.first_lines, call_lines)
+
+    def names_starting_any(self, call_lines: Iterable[int]) -> frozenset[str] | None:
+        """Variables of a frame started on any of ``call_lines`` (None: not known)."""
+        return _union(self.names_starting, call_lines)
 
     def first_lines(self, call_line: int) -> frozenset[int] | None:
         """Lines a frame whose call event shows ``call_line`` can start on (None: not known)."""
@@ -186,6 +213,18 @@ class LineFlow:
                     self._starting.setdefault(line, set()).add(index)
 
 
+def _union(each: Callable[[int], frozenset | None], items: Iterable[int]) -> frozenset | None:
+    """The union of ``each(item)``; None if there are no items or one gives None."""
+    found: set = set()
+    items = list(items)
+    for item in items:
+        part = each(item)
+        if part is None:
+            return None
+        found |= part
+    return frozenset(found) if items else None
+
+
 def _reached(
     starts: list[int], lines: list[int | None], ways: list[list[int]], entering: bool = False
 ) -> set[int]:
@@ -237,16 +276,20 @@ class Expected:
         """Whether ``state`` keeps to what is expected."""
         if state.kind in self.lines and state.src not in self.lines[state.kind]:
             return False
-        names = self.names if state.kind is StateKind.LINE else None
-        if state.kind is StateKind.CALL and state.src is not None:
+        names = self.names if state.kind in LINE_KINDS else None
+        if state.kind in CALL_KINDS and state.src is not None:
             names = self.call_names.get(state.src)
         shown = set(state.locals or ()) - {DIFF_MARKER_KEY, MORE_VARIABLES_KEY, ".0"}
         if names is not None and not shown <= names:
             return False
-        return self.diff is None or state.kind is not StateKind.LINE or state.diff == self.diff
+        return self.diff is None or state.kind not in LINE_KINDS or state.diff == self.diff
 
 
 _SHOWN_AT = tuple(k for k in StateKind if not k.is_inverse and not k.is_exit)
+# Line states (their locals may be a diff) and call states (their locals are the frame's inputs).
+LINE_KINDS = frozenset({StateKind.LINE, StateKind.INV_LINE, StateKind.INV_LINE_CALL})
+CALL_KINDS = frozenset({StateKind.CALL, StateKind.INV_CALL})
+_INVERSE_STEPS = (ActionKind.INV_STEP_INTO, ActionKind.INV_STEP_OVER)
 
 
 def expect(
@@ -269,9 +312,9 @@ def expect(
       allows next.
     """
     last = states[-1]
-    if action.kind.is_inverse or last.kind.is_inverse:
-        return Expected()
     call_names = flow.names_by_call_text(source.lines)
+    if action.kind.is_inverse or last.kind.is_inverse:
+        return _expect_backward(flow, source, states, actions, action, call_names)
     if action.kind is ActionKind.BREAKPOINT and action.target is not None:
         targets = [n for n, text in enumerate(source.lines, start=1) if text == action.target]
         return Expected(
@@ -281,26 +324,83 @@ def expect(
             call_names=call_names,
         )
     lines = {StateKind.CALL: _texts(source, flow.starts)} if flow.starts else {}
-    stack = _stack(source, states, actions)
     if last.kind is StateKind.RETURN:  # the next line is the caller's
-        caller = stack[-2] if len(stack) > 1 else None
-        names = flow.names_on([caller]) if caller is not None else None
+        names = flow.names_on(_caller_lines(source, states, actions))
         return Expected(lines, diff=False, names=names, call_names=call_names)
-    here = stack[-1] if stack else None
+    here = source.by_text.get(last.src or "", [])  # every line the last state may stand on
     if last.kind is StateKind.EXCEPTION:  # a handler of the same frame
-        names = flow.names_on([here]) if here is not None else None
-        return Expected(lines, diff=False, names=names, call_names=call_names)
+        return Expected(lines, diff=False, names=flow.names_on(here), call_names=call_names)
     if action.kind not in _STEPS or last.kind not in (StateKind.LINE, StateKind.CALL):
         return Expected(lines, call_names=call_names)
-    names = None
-    if here is not None:
-        if last.kind is StateKind.LINE:
-            following, names = flow.following(here), flow.names_on([here])
-        else:
-            following, names = flow.first_lines(here), flow.names_starting(here)
-        if following:
-            lines[StateKind.LINE] = _texts(source, following)
+    if last.kind is StateKind.LINE:
+        following, names = flow.following_any(here), flow.names_on(here)
+    else:
+        following, names = flow.first_lines_any(here), flow.names_starting_any(here)
+    if following:
+        lines[StateKind.LINE] = _texts(source, following)
     return Expected(lines, diff=True, names=names, call_names=call_names)
+
+
+def _expect_backward(
+    flow: LineFlow,
+    source: SourceMap,
+    states: tuple[State, ...],
+    actions: tuple[Action, ...],
+    action: Action,
+    call_names: Mapping[str, frozenset[str]],
+) -> Expected:
+    """What a step back fixes (the inverse tree of :mod:`neural_debugger.tracer.tree` walks one
+    activation's events backwards; a line that made calls shows first as ``inv_line_call``,
+    then its callees backwards, then the line itself as ``inv_line``):
+
+    * from a line, the step lands on a line the flow leads from to this one (or on the
+      frame's call), and shows a diff of the frame's variables;
+    * from an ``inv_line_call``, stepping over its calls lands on the same line with the same
+      variables: an empty diff;
+    * from a return, on the line it returned from, with the frame's whole locals;
+    * from a callee's call, on the line that called it (or on an earlier call made from it),
+      with the caller's whole locals.
+    """
+    last = states[-1]
+    starts = {StateKind.INV_CALL: _texts(source, flow.starts)} if flow.starts else {}
+    if action.kind not in _INVERSE_STEPS or not last.kind.is_inverse or last.src is None:
+        return Expected(starts, call_names=call_names)
+    lines = dict(starts)
+    here = source.by_text.get(last.src, [])
+    if last.kind is StateKind.INV_LINE:
+        before = flow.preceding_any(here)
+        if before:
+            lines[StateKind.INV_LINE] = lines[StateKind.INV_LINE_CALL] = _texts(source, before)
+        return Expected(lines, diff=True, names=flow.names_on(here), call_names=call_names)
+    if last.kind is StateKind.INV_LINE_CALL and action.kind is ActionKind.INV_STEP_OVER:
+        lines[StateKind.INV_LINE] = frozenset({last.src})
+        return Expected(lines, diff=True, names=frozenset(), call_names=call_names)
+    if last.kind is StateKind.INV_RETURN:
+        same = frozenset({last.src})
+        for kind in (StateKind.INV_LINE, StateKind.INV_LINE_CALL, StateKind.INV_EXCEPTION):
+            lines[kind] = same
+        return Expected(lines, diff=False, names=flow.names_on(here), call_names=call_names)
+    if last.kind is StateKind.INV_CALL:
+        callers = _caller_lines(source, states, actions)
+        if callers:
+            lines[StateKind.INV_LINE] = _texts(source, callers)
+            names = flow.names_on(callers)
+            return Expected(lines, diff=False, names=names, call_names=call_names)
+    return Expected(starts, call_names=call_names)
+
+
+def _caller_lines(
+    source: SourceMap, states: tuple[State, ...], actions: tuple[Action, ...]
+) -> list[int]:
+    """Every line the caller of the last state's frame may stand on: the lines sharing the
+    text of the line the history places it on; none after a breakpoint jump, whose frames
+    in between are guessed from the code, not seen."""
+    if any(a.kind is ActionKind.BREAKPOINT for a in actions):
+        return []
+    stack = _stack(source, states, actions)
+    if len(stack) < 2 or stack[-2] is None:
+        return []
+    return source.by_text.get(source.lines[stack[-2] - 1], [])
 
 
 def _stack(

@@ -57,7 +57,7 @@ from neural_debugger.tracer.values import (
 )
 
 from .backend import History
-from .flow import Expected, LineFlow, expect
+from .flow import CALL_KINDS, LINE_KINDS, Expected, LineFlow, expect
 from .vocab import Vocab
 
 MAX_NAME_CHARS = 100
@@ -592,10 +592,9 @@ class StateWriter:
             self._written = b""
             self._src_tokens = 0
         elif kind == "object":
-            diff = self.expected.diff if self.kind is StateKind.LINE else None
-            if self.kind is StateKind.LINE:
-                frame = self.expected.names
-            else:
+            diff = self.expected.diff if self.kind in LINE_KINDS else None
+            frame = self.expected.names if self.kind in LINE_KINDS else None
+            if self.kind in CALL_KINDS:
                 frame = self.expected.call_names.get(self._written.decode(errors="replace"))
             names = self.source.names if frame is None else self.source.names.within(frame)
             self._cursor = JsonCursor(

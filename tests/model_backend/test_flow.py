@@ -110,12 +110,13 @@ def test_what_the_history_and_the_action_fix() -> None:
 
 def test_every_sampled_state_keeps_to_what_was_expected() -> None:
     """Trajectories sampled as training data is (the real tracer, the paper's policy, every
-    action kind): each state keeps to what :func:`expect` fixed from the states before it."""
-    spec = DataSpec(programs=60, seed=5, inverse_per_program=0, max_states=40)
+    action kind, forward and inverse): each state keeps to what :func:`expect` fixed from the
+    states before it."""
+    spec = DataSpec(programs=60, seed=5, max_states=40)
     rng = random.Random(5)
     checked = fixed = 0
     kinds: set[ActionKind] = set()
-    for index, candidate in enumerate(generate_programs(5, 60)):
+    for index, candidate in enumerate(generate_programs(5, 60) + package_programs(5, 15)[0]):
         for sampled in program_trajectories(candidate, index, spec, rng)[0]:
             trajectory = parse_trajectory(sampled["text"])
             source = SourceMap(trajectory.code)
@@ -129,6 +130,7 @@ def test_every_sampled_state_keeps_to_what_was_expected() -> None:
                 kinds.add(actions[k - 1].kind)
     assert checked > 500 and fixed > checked / 2
     assert {ActionKind.BREAKPOINT, ActionKind.STEP_INTO, ActionKind.STEP_RETURN} <= kinds
+    assert {ActionKind.INV_STEP_INTO, ActionKind.INV_STEP_OVER, ActionKind.INV_STEP_CALL} <= kinds
 
 
 def test_the_writer_forces_the_only_line_that_can_follow() -> None:
