@@ -1,12 +1,15 @@
-"""Which source lines can come next inside one frame, read from the code's bytecode.
+"""What the code fixes about the next state: which lines can come next inside one frame, and
+which variables a frame can show, read from the code's bytecode.
 
 A debugger that steps from line L of a function stops next on a line the interpreter can reach
 from L without passing another line: ``total = 0`` is always followed by the line below it, a
 ``for`` header by its body or by what follows the loop. :class:`LineFlow` compiles the code
 context (it never runs it) and walks each code object's instructions to list, for every line,
 the lines whose ``line`` trace event can come next in the same frame, and, for every line a
-``call`` event shows, the lines the frame can start on. The decoder then lets a predicted
-line state show only those lines (:func:`expect`, which adds what the language itself fixes).
+``call`` event shows, the lines the frame can start on; and, for every code object, the
+variables its frame can hold. :func:`expect` turns these, with what the language itself fixes
+(diffs, breakpoints, the inverse tree), into the :class:`Expected` the decoder's grammar keeps
+to.
 
 The lists are a superset of what CPython's tracer reports, so the constraint never rules out
 the real next line: a line event fires when execution reaches an instruction of another line,
