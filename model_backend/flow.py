@@ -282,7 +282,7 @@ class Expected:
         names = self.names if state.kind in LINE_KINDS else None
         if state.kind in CALL_KINDS and state.src is not None:
             names = self.call_names.get(state.src)
-        shown = set(state.locals or ()) - {DIFF_MARKER_KEY, MORE_VARIABLES_KEY, ".0"}
+        shown = set(state.locals or ()) - {DIFF_MARKER_KEY, MORE_VARIABLES_KEY}
         if names is not None and not shown <= names:
             return False
         return self.diff is None or state.kind not in LINE_KINDS or state.diff == self.diff

@@ -74,9 +74,9 @@ _HEX = frozenset(b"0123456789abcdefABCDEF")
 _ESCAPES = frozenset(b'"\\/bfnrtu')
 _MARKER = DIFF_MARKER_KEY.encode()
 _MARKER_VALUE = DIFF_MARKER_VALUE.encode()
-# Keys any locals object may hold: the diff marker, the entry for more variables, and ``.0``
-# (a comprehension's hidden argument).
-_ALWAYS_NAMES = frozenset(n.encode() for n in (DIFF_MARKER_KEY, MORE_VARIABLES_KEY, ".0"))
+# Keys any locals object may hold: the diff marker and the entry for more variables. ``.0`` (a
+# comprehension's hidden argument) may be any frame's while the frame is not known.
+_ALWAYS_NAMES = frozenset(n.encode() for n in (DIFF_MARKER_KEY, MORE_VARIABLES_KEY))
 
 
 def _utf8_lead(byte: int) -> tuple[int, int, int] | None:
@@ -353,11 +353,12 @@ class Names:
 
     def __init__(self, code: str) -> None:
         found = variable_names(code) - set(keyword.kwlist)
-        self._take(frozenset(name.encode() for name in found) | _ALWAYS_NAMES)
+        self._take(frozenset(name.encode() for name in found | {".0"}) | _ALWAYS_NAMES)
         self._within: dict[frozenset[str], Names] = {}
 
     def within(self, names: frozenset[str]) -> Names:
-        """These names narrowed to ``names`` (the variables of one frame), markers kept."""
+        """These names narrowed to ``names`` (the variables of one frame; ``.0`` only for a
+        comprehension's), markers kept."""
         narrowed = self._within.get(names)
         if narrowed is None:
             narrowed = Names.__new__(Names)

@@ -131,6 +131,10 @@ def test_names_are_names_of_the_code_each_shown_once() -> None:
     assert feed(cursor, '{"total": "1", "x": "1", "')
     assert not feed(cursor.copy(), "tot")  # "total" again would be a dead end ...
     assert feed(cursor, 'xs": "2"}')  # ... but "xs" (after "x") is still free
+    frame = names.within(frozenset({"xs", "total"}))  # one frame's variables
+    assert frame.full == {b"xs", b"total", b"..", "…".encode()}  # no "print", no ".0"
+    assert not feed(JsonCursor("object", names=frame), '{"name": "1"}')
+    assert b".0" in names.within(frozenset({".0", "x"})).full  # a comprehension's frame
 
 
 def test_json_cursor_refuses_a_diff_where_calls_need_full_locals() -> None:
