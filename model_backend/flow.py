@@ -72,9 +72,9 @@ class LineFlow:
                 top = compile(code, "<context>", "exec", dont_inherit=True)
         except (SyntaxError, ValueError, OverflowError, RecursionError, MemoryError):
             return
-        units = list(_code_objects(top))
-        for index, unit in enumerate(units):
-            self._read(unit, index)
+        units = [(unit, dis.Bytecode(unit)) for unit in _code_objects(top)]
+        for index, (unit, bytecode) in enumerate(units):
+            self._read(unit, bytecode, index)
         self._name_frames(units)
 
     def following(self, line: int) -> frozenset[int] | None:
@@ -143,19 +143,19 @@ class LineFlow:
             found |= names
         return frozenset(found) if units else None
 
-    def _name_frames(self, units: list[CodeType]) -> None:
+    def _name_frames(self, units: list[tuple[CodeType, dis.Bytecode]]) -> None:
         """A function's frame shows its own variables (arguments, locals, cells, free
         variables); a module's or a class body's, the names its code stores (a module's also
         those that functions store as globals). Code that can add names no instruction stores
         (``from m import *``, ``exec``, ``locals()``, ...) may show any."""
         stored_globally = {
             ins.argval
-            for unit in units
-            for ins in dis.get_instructions(unit)
+            for _, bytecode in units
+            for ins in bytecode
             if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL")
         }
-        for index, unit in enumerate(units):
-            instructions = list(dis.get_instructions(unit))
+        for index, (unit, bytecode) in enumerate(units):
+            instructions = list(bytecode)
             loaded = {ins.argval for ins in instructions if ins.opname.startswith("LOAD_")}
             if loaded & _DYNAMIC or any(ins.opname == "IMPORT_STAR" for ins in instructions):
                 self._names.append(None)
@@ -173,8 +173,7 @@ class LineFlow:
                     stored |= stored_globally
                 self._names.append(frozenset(stored))
 
-    def _read(self, unit: CodeType, index: int) -> None:
-        bytecode = dis.Bytecode(unit)
+    def _read(self, unit: CodeType, bytecode: dis.Bytecode, index: int) -> None:
         instructions = list(bytecode)
         if not instructions:
             return
@@ -193,8 +192,11 @@ class LineFlow:
             for k, ins in enumerate(instructions):
                 if entry.start <= ins.offset < entry.end:
                     ways[k].append(handler)
-        for line in {n for n in lines if n is not None}:
-            starts = [k for k, n in enumerate(lines) if n == line]
+        on_line: dict[int, list[int]] = {}
+        for k, n in enumerate(lines):
+            if n is not None:
+                on_line.setdefault(n, []).append(k)
+        for line, starts in on_line.items():
             self.after.setdefault(line, set()).update(_reached(starts, lines, ways))
             self._on_line.setdefault(line, set()).add(index)
         # The call event comes from RESUME (after any cell set-up) and shows its line: the def
