@@ -358,11 +358,14 @@ class Names:
 
     def within(self, names: frozenset[str]) -> Names:
         """These names narrowed to ``names`` (the variables of one frame; ``.0`` only for a
-        comprehension's), markers kept."""
+        comprehension's). The diff marker stays; the entry for more variables only where the
+        frame has more than the tracer shows, since a frame of at most MAX_VARIABLES names
+        never needs it."""
         narrowed = self._within.get(names)
         if narrowed is None:
             narrowed = Names.__new__(Names)
-            narrowed._take(self.full & {n.encode() for n in names} | _ALWAYS_NAMES)
+            markers = _ALWAYS_NAMES if len(names) > MAX_VARIABLES else {_MARKER}
+            narrowed._take(self.full & {n.encode() for n in names} | markers)
             narrowed._within = {}
             self._within[names] = narrowed
         return narrowed

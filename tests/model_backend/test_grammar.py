@@ -21,6 +21,7 @@ from neural_debugger.model_backend.grammar import (
 from neural_debugger.model_backend.vocab import Vocab
 from neural_debugger.paths import default_model_dir
 from neural_debugger.protocol import State, StateKind, encode_state, parse_state
+from neural_debugger.tracer.values import MAX_VARIABLES
 from neural_debugger.training.tokenizer import load_tokenizer
 
 VOCAB = Vocab(load_tokenizer(Path(default_model_dir())))
@@ -132,9 +133,13 @@ def test_names_are_names_of_the_code_each_shown_once() -> None:
     assert not feed(cursor.copy(), "tot")  # "total" again would be a dead end ...
     assert feed(cursor, 'xs": "2"}')  # ... but "xs" (after "x") is still free
     frame = names.within(frozenset({"xs", "total"}))  # one frame's variables
-    assert frame.full == {b"xs", b"total", b"..", "…".encode()}  # no "print", no ".0"
+    assert frame.full == {b"xs", b"total", b".."}  # no "print", no ".0", no "…"
     assert not feed(JsonCursor("object", names=frame), '{"name": "1"}')
     assert b".0" in names.within(frozenset({".0", "x"})).full  # a comprehension's frame
+    many = Names("\n".join(f"v{i} = {i}" for i in range(MAX_VARIABLES + 1)))
+    crowded = many.within(frozenset(f"v{i}" for i in range(MAX_VARIABLES + 1)))
+    assert "…".encode() in crowded.full  # more names than the tracer shows: "…" may close
+    assert "…".encode() not in many.within(frozenset(f"v{i}" for i in range(MAX_VARIABLES))).full
 
 
 def test_json_cursor_refuses_a_diff_where_calls_need_full_locals() -> None:
