@@ -7,7 +7,9 @@ from L without passing another line: ``total = 0`` is always followed by the lin
 context (it never runs it) and walks each code object's instructions to list, for every line,
 the lines whose ``line`` trace event can come next in the same frame, and, for every line a
 ``call`` event shows, the lines the frame can start on; and, for every code object, the
-variables its frame can hold. :func:`expect` turns these, with what the language itself fixes
+variables its frame can hold, and, for a function, which of them can be bound when a line's
+event fires (no path from its call to ``x = f()`` stores ``x`` before that line, so its state
+cannot show ``x``). :func:`expect` turns these, with what the language itself fixes
 (diffs, breakpoints, the inverse tree), into the :class:`Expected` the decoder's grammar keeps
 to.
 
@@ -66,6 +68,10 @@ class LineFlow:
         self._starting: dict[int, set[int]] = {}
         self._call_names: dict[str, frozenset[str]] | None = None
         self._before: dict[int, set[int]] | None = None
+        # for each code object of a function: a line -> the variables that can be bound when
+        # its line event fires, and a call event's line -> those bound at that event (None for
+        # a module or a class body, whose names calls can bind)
+        self._bound: list[tuple[dict[int, frozenset[str]], dict[int, frozenset[str]]] | None] = []
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # e.g. invalid escape sequences
@@ -73,8 +79,9 @@ class LineFlow:
         except (SyntaxError, ValueError, OverflowError, RecursionError, MemoryError):
             return
         units = [(unit, dis.Bytecode(unit)) for unit in _code_objects(top)]
+        nonlocal_stores = _stored_from_inner_functions(units)
         for index, (unit, bytecode) in enumerate(units):
-            self._read(unit, bytecode, index)
+            self._read(unit, bytecode, index, nonlocal_stores)
         self._name_frames(units)
 
     def following(self, line: int) -> frozenset[int] | None:
@@ -117,6 +124,20 @@ class LineFlow:
         """Variables a frame standing on one of ``lines`` can show (None: not known)."""
         return self._names_of(set().union(*(self._on_line.get(n, ()) for n in lines)))
 
+    def names_at(self, lines: Iterable[int]) -> frozenset[str] | None:
+        """Variables a frame can show when one of ``lines`` fires its line event: a function's
+        those some path from its call binds before it, a module's or class body's all of its
+        names (None: not known)."""
+        found: set[str] = set()
+        for line in lines:
+            for unit in self._on_line.get(line, ()):
+                bound = self._bound[unit]
+                names = self._names[unit] if bound is None else bound[0].get(line, frozenset())
+                if names is None:
+                    return None
+                found |= names
+        return frozenset(found) if self._on_line and lines else None
+
     def names_starting(self, call_line: int) -> frozenset[str] | None:
         """Variables a frame whose call event shows ``call_line`` can show (None: not known)."""
         return self._names_of(self._starting.get(call_line, set()))
@@ -127,12 +148,25 @@ class LineFlow:
         out)."""
         if self._call_names is None:
             by_text: dict[str, set[int]] = {}
-            for number, units in self._starting.items():
+            for number in self._starting:
                 if 0 < number <= len(lines):
-                    by_text.setdefault(lines[number - 1], set()).update(units)
-            found = {text: self._names_of(units) for text, units in by_text.items()}
+                    by_text.setdefault(lines[number - 1], set()).add(number)
+            found = {text: self.names_calling(numbers) for text, numbers in by_text.items()}
             self._call_names = {text: names for text, names in found.items() if names is not None}
         return self._call_names
+
+    def names_calling(self, call_lines: Iterable[int]) -> frozenset[str] | None:
+        """Variables a call event on one of ``call_lines`` can show: a function's bound at that
+        point (its arguments and free variables, or what a resumed generator has bound)."""
+        found: set[str] = set()
+        for line in call_lines:
+            for unit in self._starting.get(line, ()):
+                bound = self._bound[unit]
+                names = self._names[unit] if bound is None else bound[1].get(line, frozenset())
+                if names is None:
+                    return None
+                found |= names
+        return frozenset(found)
 
     def _names_of(self, units: set[int]) -> frozenset[str] | None:
         found: set[str] = set()
@@ -173,8 +207,12 @@ class LineFlow:
                     stored |= stored_globally
                 self._names.append(frozenset(stored))
 
-    def _read(self, unit: CodeType, bytecode: dis.Bytecode, index: int) -> None:
+    def _read(
+        self, unit: CodeType, bytecode: dis.Bytecode, index: int, nonlocal_stores: set[str]
+    ) -> None:
         instructions = list(bytecode)
+        optimized = bool(unit.co_flags & inspect.CO_OPTIMIZED)
+        self._bound.append(({}, {}) if optimized else None)
         if not instructions:
             return
         at = {ins.offset: k for k, ins in enumerate(instructions)}
@@ -196,6 +234,10 @@ class LineFlow:
         for k, n in enumerate(lines):
             if n is not None:
                 on_line.setdefault(n, []).append(k)
+        resumes = [k for k, ins in enumerate(instructions) if ins.opname == "RESUME"] or [0]
+        bound = _bound_before(unit, instructions, ways, nonlocal_stores) if optimized else None
+        if bound is not None:
+            self._bound[index] = (_bound_at_line_events(bound, lines, ways, resumes[0]), {})
         for line, starts in on_line.items():
             self.after.setdefault(line, set()).update(_reached(starts, lines, ways))
             self._on_line.setdefault(line, set()).add(index)
@@ -204,7 +246,6 @@ class LineFlow:
         # line fires that line, whichever it is (a class body starts on its class line).
         # A generator's frame also starts again (a call event on the line that yielded) at each
         # later RESUME, and goes on from there.
-        resumes = [k for k, ins in enumerate(instructions) if ins.opname == "RESUME"] or [0]
         for k in resumes:
             first: set[int] = set()
             for j in ways[k]:
@@ -216,6 +257,9 @@ class LineFlow:
                 if line is not None:
                     self.starts.setdefault(line, set()).update(first)
                     self._starting.setdefault(line, set()).add(index)
+                    if bound is not None and bound[k] is not None:
+                        at_call = self._bound[index][1]  # type: ignore[index]
+                        at_call[line] = at_call.get(line, frozenset()) | bound[k][0]  # type: ignore[index]
 
 
 def _union(each: Callable[[int], frozenset | None], items: Iterable[int]) -> frozenset | None:
@@ -256,6 +300,82 @@ def _reached(
                 seen.add(item)
                 todo.append(item)
     return found
+
+
+def _bound_before(
+    unit: CodeType,
+    instructions: list[dis.Instruction],
+    ways: list[list[int]],
+    nonlocal_stores: set[str],
+) -> list[tuple[frozenset[str], frozenset[str]] | None]:
+    """For each instruction of a function's code, the variables that can be bound before and
+    after it runs (None: it never runs): the arguments and free variables from the start, a
+    cell that an inner function assigns (``nonlocal``) at any time, and each variable a store
+    on some path binds. Deletions are ignored, so the sets only ever grow too large."""
+    flags = unit.co_flags
+    count = unit.co_argcount + unit.co_kwonlyargcount
+    count += bool(flags & inspect.CO_VARARGS) + bool(flags & inspect.CO_VARKEYWORDS)
+    names = list(dict.fromkeys(unit.co_varnames + unit.co_cellvars + unit.co_freevars))
+    bit = {name: 1 << i for i, name in enumerate(names)}
+    start = unit.co_varnames[:count] + unit.co_freevars
+    start += tuple(n for n in unit.co_cellvars if n in nonlocal_stores)
+    stores = [0] * len(instructions)
+    for k, ins in enumerate(instructions):
+        if ins.opname.startswith(("STORE_FAST", "STORE_DEREF")):
+            targets = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
+            stores[k] = sum(bit.get(t, 0) for t in targets)
+    masks: list[int | None] = [None] * len(instructions)
+    masks[0] = sum(bit[n] for n in set(start))
+    todo = [0]
+    while todo:
+        k = todo.pop()
+        out = masks[k] | stores[k]  # type: ignore[operator]
+        for j in ways[k]:
+            before = masks[j]
+            if before is None or out | before != before:
+                masks[j] = out if before is None else out | before
+                todo.append(j)
+
+    def named(mask: int) -> frozenset[str]:
+        return frozenset(n for n in names if mask & bit[n])
+
+    return [
+        None if mask is None else (named(mask), named(mask | stores[k]))
+        for k, mask in enumerate(masks)
+    ]
+
+
+def _bound_at_line_events(
+    bound: list[tuple[frozenset[str], frozenset[str]] | None],
+    lines: list[int | None],
+    ways: list[list[int]],
+    entry: int,
+) -> dict[int, frozenset[str]]:
+    """For each line, the variables that can be bound when its event fires: what each way
+    into one of its instructions that fires the line (from the frame's entry ``entry``, from
+    another line, from an instruction without one, or backwards; see :func:`_reached`)
+    carries after that way's instruction."""
+    found: dict[int, set[str]] = {}
+    for k, onward in enumerate(ways):
+        states = bound[k]
+        if states is None:
+            continue
+        for j in onward:
+            line = lines[j]
+            fires = k == entry or lines[k] is None or lines[k] != line or j <= k
+            if line is not None and fires:
+                found.setdefault(line, set()).update(states[1])
+    return {line: frozenset(names) for line, names in found.items()}
+
+
+def _stored_from_inner_functions(units: list[tuple[CodeType, dis.Bytecode]]) -> set[str]:
+    """Names an inner function assigns in an enclosing function's frame (``nonlocal x``)."""
+    return {
+        ins.argval
+        for unit, bytecode in units
+        for ins in bytecode
+        if ins.opname.startswith("STORE_DEREF") and ins.argval in unit.co_freevars
+    }
 
 
 def _code_objects(top: CodeType) -> Iterator[CodeType]:
@@ -325,24 +445,31 @@ def expect(
         return Expected(
             dict.fromkeys(_SHOWN_AT, frozenset({action.target})),
             diff=False,
-            names=flow.names_on(targets),
+            names=flow.names_at(targets),
             call_names=call_names,
         )
     lines = {StateKind.CALL: _texts(source, flow.starts)} if flow.starts else {}
-    if last.kind is StateKind.RETURN:  # the next line is the caller's
-        names = flow.names_on(_caller_lines(source, states, actions))
+    if last.kind is StateKind.RETURN:  # the next line is the caller's, after its call
+        names = _names_after(flow, _caller_lines(source, states, actions))
         return Expected(lines, diff=False, names=names, call_names=call_names)
     here = source.by_text.get(last.src or "", [])  # every line the last state may stand on
     if last.kind is StateKind.EXCEPTION:  # a handler of the same frame
-        return Expected(lines, diff=False, names=flow.names_on(here), call_names=call_names)
+        return Expected(lines, diff=False, names=_names_after(flow, here), call_names=call_names)
     if action.kind not in _STEPS or last.kind not in (StateKind.LINE, StateKind.CALL):
         return Expected(lines, call_names=call_names)
+    # a diff holds what the frame has bound at the next line, and what it had (now unbound)
     if last.kind is StateKind.LINE:
-        following, names = flow.following_any(here), flow.names_on(here)
+        following, had = flow.following_any(here), flow.names_at(here)
     else:
-        following, names = flow.first_lines_any(here), flow.names_starting_any(here)
+        following, had = flow.first_lines_any(here), frozenset(last.locals or ())
+    names = flow.names_at(following) if following else None
     if following:
         lines[StateKind.LINE] = _texts(source, following)
+    if names is None or had is None:  # not known: any variable of the frame
+        frame = flow.names_on if last.kind is StateKind.LINE else flow.names_starting_any
+        names = frame(here)
+    else:
+        names |= had
     return Expected(lines, diff=True, names=names, call_names=call_names)
 
 
@@ -374,9 +501,12 @@ def _expect_backward(
     here = source.by_text.get(last.src, [])
     if last.kind is StateKind.INV_LINE:
         before = flow.preceding_any(here)
+        names = flow.names_on(here)
         if before:
             lines[StateKind.INV_LINE] = lines[StateKind.INV_LINE_CALL] = _texts(source, before)
-        return Expected(lines, diff=True, names=flow.names_on(here), call_names=call_names)
+            bound, had = flow.names_at(before), flow.names_at(here)
+            names = names if bound is None or had is None else bound | had
+        return Expected(lines, diff=True, names=names, call_names=call_names)
     if last.kind is StateKind.INV_LINE_CALL and action.kind is ActionKind.INV_STEP_OVER:
         lines[StateKind.INV_LINE] = frozenset({last.src})
         return Expected(lines, diff=True, names=frozenset(), call_names=call_names)
@@ -384,14 +514,22 @@ def _expect_backward(
         same = frozenset({last.src})
         for kind in (StateKind.INV_LINE, StateKind.INV_LINE_CALL, StateKind.INV_EXCEPTION):
             lines[kind] = same
-        return Expected(lines, diff=False, names=flow.names_on(here), call_names=call_names)
+        return Expected(lines, diff=False, names=flow.names_at(here), call_names=call_names)
     if last.kind is StateKind.INV_CALL:
         callers = _caller_lines(source, states, actions)
         if callers:
             lines[StateKind.INV_LINE] = _texts(source, callers)
-            names = flow.names_on(callers)
+            names = flow.names_at(callers)
             return Expected(lines, diff=False, names=names, call_names=call_names)
     return Expected(starts, call_names=call_names)
+
+
+def _names_after(flow: LineFlow, lines: list[int]) -> frozenset[str] | None:
+    """Variables the frame can show at the next line event after ``lines``; where the flow
+    does not know the next lines, all of the frame's variables."""
+    following = flow.following_any(lines) if lines else None
+    found = flow.names_at(following) if following else None
+    return found if found is not None else (flow.names_on(lines) if lines else None)
 
 
 def _caller_lines(

@@ -45,7 +45,7 @@ def test_every_step_of_real_runs_is_one_the_flow_allows() -> None:
     after its call event) must be in the flow's list, and every variable it shows among its
     code's. The lists are also narrow."""
     programs = generate_programs(11, 40) + package_programs(11, 15)[0]
-    checked = single = 0
+    checked = single = narrower = 0
     for index, candidate in enumerate(programs):
         program = Program(path=f"p{index}.py", source=candidate.source, entry=candidate.entry)
         flow = LineFlow(program.context)
@@ -54,9 +54,14 @@ def test_every_step_of_real_runs_is_one_the_flow_allows() -> None:
             line = program.context_line(event.file, event.line)
             before = last.get(event.activation)
             last[event.activation] = (event.kind, line)
-            if event.kind in ("line", "call"):  # the frame's variables are its code's
-                names = flow.names_on([line]) if event.kind == "line" else flow.names_starting(line)
-                assert names is not None and set(event.locals) - {"…"} <= names, event
+            if event.kind in ("line", "call"):  # the frame's variables, bound by then
+                if event.kind == "line":
+                    whole, names = flow.names_on([line]), flow.names_at([line])
+                else:
+                    whole, names = flow.names_starting(line), flow.names_calling([line])
+                assert names is not None and whole is not None and names <= whole
+                assert set(event.locals) - {"…"} <= names, (candidate.origin, line, event)
+                narrower += len(names) < len(whole)
             if event.kind != "line" or before is None or before[0] not in ("line", "call"):
                 continue
             allowed = (flow.following if before[0] == "line" else flow.first_lines)(before[1])
@@ -65,6 +70,46 @@ def test_every_step_of_real_runs_is_one_the_flow_allows() -> None:
             single += len(allowed) == 1
     assert checked > 1000
     assert single > checked / 3
+    assert narrower > checked / 4  # not yet bound: often fewer than all the frame's variables
+
+
+def test_a_line_shows_only_variables_some_path_has_bound_by_then() -> None:
+    code = "\n".join(
+        [
+            "def f(n, *rest):",  # 1
+            "    if n:",  # 2
+            "        a = 1",  # 3
+            "    b = 2",  # 4
+            "    for i in range(n):",  # 5
+            "        c = i",  # 6
+            "    del b",  # 7
+            "    return c",  # 8
+            "def outer():",  # 9
+            "    def bump():",  # 10
+            "        nonlocal total",  # 11
+            "        total = 1",  # 12
+            "    bump()",  # 13
+            "    if total:",  # 14
+            "        total = 0",  # 15
+            "def gen(k):",  # 16
+            "    j = k",  # 17
+            "    yield j",  # 18
+            "    m = 1",  # 19
+        ]
+    )
+    flow = LineFlow(code)
+    assert flow.names_at([2]) == flow.names_at([3]) == {"n", "rest"}
+    assert flow.names_at([4]) == {"n", "rest", "a"}
+    assert flow.names_at([5]) == flow.names_at([8]) == {"n", "rest", "a", "b", "i", "c"}
+    assert flow.names_on([2]) == {"n", "rest", "a", "b", "i", "c"}  # the whole frame
+    assert flow.names_at([10]) == {"total"}  # an inner function may bind it any time
+    assert flow.names_at([13]) == {"total", "bump"}
+    assert flow.names_at([12]) == {"total"}  # bump's free variable
+    assert flow.names_calling([16]) == {"k"}  # a call event shows the arguments
+    assert flow.names_calling([9]) == {"total"}  # the cell bump may assign, to be safe
+    assert flow.names_calling([18]) == {"k", "j"}  # a generator resumed after its yield
+    assert flow.names_at([1, 4]) == {"n", "rest", "a", "f", "outer", "gen"}  # and the module's
+    assert flow.names_at([16]) == {"f", "outer", "gen"}  # a module: calls may bind its names
 
 
 def _states() -> tuple[State, ...]:
@@ -83,11 +128,11 @@ def test_what_the_history_and_the_action_fix() -> None:
     variables = {"xs", "total", "out", "x"}  # running_total's frame
     over = expect(flow, source, states, (STEP_OVER,), STEP_OVER)
     assert over.lines == {StateKind.CALL: starts, StateKind.LINE: {"    out = []"}}
-    assert over.diff is True and over.names == variables
-    assert over.call_names["def running_total(xs):"] == variables
+    assert over.diff is True and over.names == {"xs", "total"}  # `out` is not bound yet
+    assert over.call_names["def running_total(xs):"] == {"xs"}  # a call shows the arguments
     assert over.call_names["def main():"] == set()
     first = expect(flow, source, states[:1], (), STEP_OVER)
-    assert first.lines[StateKind.LINE] == {"    total = 0"} and first.names == variables
+    assert first.lines[StateKind.LINE] == {"    total = 0"} and first.names == {"xs"}
     step_return = Action(kind=ActionKind.STEP_RETURN)
     returning = expect(flow, source, states, (STEP_OVER,), step_return)
     assert returning.lines == {StateKind.CALL: starts} and returning.diff is None
