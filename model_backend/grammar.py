@@ -175,7 +175,7 @@ class JsonCursor:
             if byte == 0x7D and not self.need_diff:
                 self.done = True
                 return True
-            ok = byte == 0x22
+            ok = byte == 0x22 and (self.names is None or self._name_left(b""))
             self.state = "key"
         elif s == "colon":
             ok = byte == 0x3A

@@ -136,6 +136,9 @@ def test_names_are_names_of_the_code_each_shown_once() -> None:
     assert frame.full == {b"xs", b"total", b".."}  # no "print", no ".0", no "…"
     assert not feed(JsonCursor("object", names=frame), '{"name": "1"}')
     assert b".0" in names.within(frozenset({".0", "x"})).full  # a comprehension's frame
+    empty = names.within(frozenset())  # a call state of `def main():` has no variable
+    assert not feed(JsonCursor("object", allow_diff=False, names=empty), '{"')  # no dead end
+    assert feed(JsonCursor("object", allow_diff=False, names=empty), "{}")
     many = Names("\n".join(f"v{i} = {i}" for i in range(MAX_VARIABLES + 1)))
     crowded = many.within(frozenset(f"v{i}" for i in range(MAX_VARIABLES + 1)))
     assert "…".encode() in crowded.full  # more names than the tracer shows: "…" may close
