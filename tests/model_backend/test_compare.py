@@ -72,7 +72,11 @@ async def test_edits_and_jumps_are_reported_as_counterfactual() -> None:
 
 
 def _ndb_debug_json(script: str) -> list[dict]:
-    command = ["debug", str(EXAMPLE), "--entry", ENTRY, "--compare", "--json", "--script", script]
+    # the demo's program: the model's stops there show variables (on bubble_sort it may
+    # instead step into `main` again, whose frame has none)
+    program = ROOT / "examples" / "running_total.py"
+    command = ["debug", str(program), "--entry", "running_total([3, 1, 2])", "--compare"]
+    command += ["--json", "--script", script]
     out = subprocess.run(
         [sys.executable, "-m", "neural_debugger", *command],
         capture_output=True,

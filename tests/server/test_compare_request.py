@@ -5,6 +5,10 @@ from __future__ import annotations
 from anyio.abc import Process
 from dap_client import EXAMPLE, DapClient
 
+# the demo's program: the model's stops there show variables (on bubble_sort it may instead
+# step into `main` again, whose frame has none)
+PROGRAM = EXAMPLE.parent / "running_total.py"
+
 
 async def test_predicted_stops_are_compared_with_the_real_run(
     stdio_server: tuple[DapClient, Process],
@@ -12,7 +16,8 @@ async def test_predicted_stops_are_compared_with_the_real_run(
     dap, _ = stdio_server
     refused = await dap.refused("compareWithRealRun")
     assert "no program is launched" in refused
-    await dap.start(backend="local", stopOnEntry=True)
+    entry = "running_total([3, 1, 2])"
+    await dap.start(backend="local", stopOnEntry=True, program=str(PROGRAM), entry=entry)
     await dap.stopped()
     lines = [(await dap.top())["line"]]  # where each stop was predicted, as the client saw it
     variables: dict[str, dict[str, object]] = {}
@@ -39,7 +44,7 @@ async def test_predicted_stops_are_compared_with_the_real_run(
     for divergence in body["divergences"]:
         assert divergence["message"].startswith(f"Stop {divergence['step']} ")
         if divergence["path"] is not None:  # marked in the editor: the predicted line, 1-based
-            assert divergence["path"] == str(EXAMPLE)
+            assert divergence["path"] == str(PROGRAM)
             assert divergence["line"] == lines[divergence["step"]]
     # the session itself is untouched and goes on
     assert (await dap.top())["line"] == lines[-1]

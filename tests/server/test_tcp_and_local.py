@@ -54,7 +54,11 @@ async def test_local_model_session_shows_confidence(
     connect: Callable[[], Awaitable[DapClient]],
 ) -> None:
     dap = await connect()
-    await dap.start(backend="local", stopOnEntry=True)
+    # the demo's program: the model's stops there show variables (on bubble_sort it may
+    # instead step into `main` again, whose frame has none)
+    demo = {"program": str(EXAMPLE.parent / "running_total.py")}
+    demo["entry"] = "running_total([3, 1, 2])"
+    await dap.start(backend="local", stopOnEntry=True, **demo)
     assert (await dap.stopped())["reason"] == "entry"
     seen: dict[str, dict[str, object]] = {}
     for _ in range(8):  # the shipped model is small: only the shape of its stops is checked
