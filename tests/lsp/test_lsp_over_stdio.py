@@ -12,7 +12,7 @@ import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from lsp_client import ENTRY, Editor, annotated_example, line_of
+from lsp_client import ENTRY, EXAMPLE, Editor, annotated_example, line_of
 from lsprotocol import types
 
 Start = Callable[[dict[str, object]], Awaitable[Editor]]
@@ -101,9 +101,13 @@ async def test_edits_are_debounced_then_predicted_again(editor: Start, tmp_path:
 
 
 async def test_embedded_model_shows_predictions(editor: Start, tmp_path: Path) -> None:
+    # the demo's program: the model's stops there show variables (on bubble_sort it may
+    # instead step into `main` again, whose frame has none)
     lsp = await editor({"backend": "local", "maxSteps": 12, "debounceSeconds": 0})
-    uri = (tmp_path / "bubble_sort.py").as_uri()
-    source = annotated_example()
+    uri = (tmp_path / "running_total.py").as_uri()
+    entry = "running_total([3, 1, 2])"
+    source = (EXAMPLE.parent / "running_total.py").read_text()
+    source = source.replace("def running_total(", f"# ndb: {entry}\ndef running_total(", 1)
     lsp.open(uri, source)
     await lsp.diagnostics(uri, 1)
 
@@ -113,7 +117,7 @@ async def test_embedded_model_shows_predictions(editor: Start, tmp_path: Path) -
         assert re.fullmatch(r"\w+ = \S.*", label), label
     lenses = await lsp.code_lenses(uri)
     titles = [lens.command.title for lens in lenses if lens.command]
-    assert titles[0] == f"Neural debug {ENTRY}"
+    assert titles[0] == f"Neural debug {entry}"
     assert len(titles) == 2 and titles[1].startswith(("→ ", "ndb: cannot predict"))
     # a hover on a variable the model gave a hint for shows its predicted values, marked as such
     # (which variables the model predicts depends on the shipped weights)
@@ -127,7 +131,7 @@ async def test_embedded_model_shows_predictions(editor: Start, tmp_path: Path) -
     assert hinted, hints
     line, column, name = hinted[0]
     text = markdown(await lsp.hover(uri, line, column))
-    assert text.startswith(f"**{name}** in `bubble_sort`")
+    assert text.startswith(f"**{name}** in `running_total`")
     assert "predictions, not a real run" in text
 
 
