@@ -128,15 +128,9 @@ class LineFlow:
         """Variables a frame can show when one of ``lines`` fires its line event: a function's
         those some path from its call binds before it, a module's or class body's all of its
         names (None: not known)."""
-        found: set[str] = set()
-        for line in lines:
-            for unit in self._on_line.get(line, ()):
-                bound = self._bound[unit]
-                names = self._names[unit] if bound is None else bound[0].get(line, frozenset())
-                if names is None:
-                    return None
-                found |= names
-        return frozenset(found) if self._on_line and lines else None
+        lines = list(lines)
+        found = self._bound_names(lines, self._on_line, 0)
+        return found if self._on_line and lines else None
 
     def names_starting(self, call_line: int) -> frozenset[str] | None:
         """Variables a frame whose call event shows ``call_line`` can show (None: not known)."""
@@ -158,11 +152,19 @@ class LineFlow:
     def names_calling(self, call_lines: Iterable[int]) -> frozenset[str] | None:
         """Variables a call event on one of ``call_lines`` can show: a function's bound at that
         point (its arguments and free variables, or what a resumed generator has bound)."""
+        return self._bound_names(call_lines, self._starting, 1)
+
+    def _bound_names(
+        self, lines: Iterable[int], units_by_line: dict[int, set[int]], event: int
+    ) -> frozenset[str] | None:
+        """The union, over the code objects ``units_by_line`` lists for ``lines``, of the
+        variables bound at their line events (``event`` 0) or call events (1); a module's or
+        class body's all of its names; None if one is not known."""
         found: set[str] = set()
-        for line in call_lines:
-            for unit in self._starting.get(line, ()):
+        for line in lines:
+            for unit in units_by_line.get(line, ()):
                 bound = self._bound[unit]
-                names = self._names[unit] if bound is None else bound[1].get(line, frozenset())
+                names = self._names[unit] if bound is None else bound[event].get(line, frozenset())
                 if names is None:
                     return None
                 found |= names
