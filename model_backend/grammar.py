@@ -74,8 +74,9 @@ _HEX = frozenset(b"0123456789abcdefABCDEF")
 _ESCAPES = frozenset(b'"\\/bfnrtu')
 _MARKER = DIFF_MARKER_KEY.encode()
 _MARKER_VALUE = DIFF_MARKER_VALUE.encode()
-# Keys any locals object may hold: the diff marker and the entry for more variables. ``.0`` (a
-# comprehension's hidden argument) may be any frame's while the frame is not known.
+# Keys a locals object may hold while its frame is not known: the diff marker and the entry for
+# more variables (:meth:`Names.within` keeps the latter only for frames of over MAX_VARIABLES).
+# ``.0`` (a comprehension's hidden argument) may be any frame's until then too.
 _ALWAYS_NAMES = frozenset(n.encode() for n in (DIFF_MARKER_KEY, MORE_VARIABLES_KEY))
 
 
