@@ -85,6 +85,15 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
     )
     train.add_argument("--lr", type=float, default=None, help="override the config's peak rate")
     train.add_argument("--device", default=None, help="cpu or cuda (default: cuda when present)")
+    train.add_argument(
+        "--tokenizer",
+        type=Path,
+        default=None,
+        help="model folder whose tokenizer a new model takes (default: train one on the data)",
+    )
+    train.add_argument(
+        "--workers", type=int, default=1, help="processes that tokenize and pack the data"
+    )
     train.set_defaults(run=run_train)
 
 
@@ -153,5 +162,7 @@ def run_train(args: argparse.Namespace) -> int:
         resume_from=args.resume,
         device=args.device,
         max_minutes=args.minutes,
+        tokenizer_from=args.tokenizer,
+        workers=args.workers,
     )
     return 0

@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
-# One self-contained training run on a lent GPU machine: install, make data on every core,
-# train the shipped model further, and hand the weights back. Run from the repository root.
+# Training on a lent GPU machine: install, make or unpack the data, train, hand the weights
+# back. Run from the repository root.
 #
-# Why one script: such a machine starts bare, has no network, is given back seconds after a
-# command ends, and runs one command for at most 10 minutes. So every call does everything,
-# and a later call continues from the weights the earlier one returned (carried in RESUME).
+# Why this shape: such a machine starts bare, has no network, runs one command for at most 10
+# minutes, and is given back 30 s after a command ends. So a call either does everything in
+# the foreground (`run`), or starts the trainer detached (`start`) and later calls, sent back to
+# back while the machine is warm, watch it (`wait`): one start, one unbroken optimizer run of
+# up to ~25 minutes, and each call brings back the newest checkpoint in case the next never
+# comes.
 #
-#   make device-kit                          # here, once: what the machine lacks, in .carry/
-#   training/device_run.sh                   # there (carry .carry): about 9 minutes
+#   make device-kit        # here: wheels, CruxEval, the data Python (data made there)
+#   make device-data-kit DATA_KIT="data/v1/train ..."   # or: data made here, carried packed
+#   training/device_run.sh [run]      # there (carry .carry): everything, in one call
+#   WAIT=500 training/device_run.sh start    # there: set up, start the trainer, watch 500 s
+#   WAIT=540 training/device_run.sh wait     # there, next call: watch until done or 540 s
 #
-# .carry/ holds the wheels the image's Python 3.12 lacks (wheels/), the CruxEval file the data
+# .carry/ holds the wheels the image's Python 3.12 lacks (wheels/), and either the data
+# (data.tar.xz: train/ and heldout/ shards) or what makes it there: the CruxEval file the data
 # step filters against (cruxeval.jsonl; ../shared does not travel) and the Python that makes
 # the training data here (python.tar.xz). Data is made with that interpreter, never with the
 # image's: Python 3.12 traces comprehensions differently and ships other standard-library
@@ -18,17 +25,29 @@
 #
 # Environment (all optional):
 #   PROGRAMS=16000  SEED=101  MIX=generated=0.7,package=0.12,repo=0.18   the data (ndb data)
+#   DATA_ARCHIVE (default: $KIT/data.tar.xz when present): carried data; nothing is generated
 #   RESUME=models/ndb-small  CONFIG=gpu-small  MINUTES=4  LR=6e-4  DEVICE=cuda   the training
-#     (resuming keeps the resumed model's shape; the config gives batch size and schedule)
+#     (resuming keeps the resumed model's shape; the config gives batch size and schedule;
+#     RESUME= (empty) trains a new model of the config's shape, with TOKENIZER's tokenizer)
+#   TOKENIZER=models/ndb-small   STEPS=100000 (the time box ends a run first)
+#   WAIT=540 (start, wait: seconds to watch before returning)
 #   WORK=/tmp/ndb   OUT=$OUT (the folder that comes back; model files go to $OUT/model)
 #   KIT=.carry   PYTHON=python3 (trains)   DATA_PYTHON (makes data; default: the kit's Python)
 #   CRUXEVAL (default: ../shared's copy when present, else $KIT/cruxeval.jsonl)
 set -euo pipefail
 
+MODE=${1:-run}
+case "$MODE" in
+    run | start | wait) ;;
+    *) echo "usage: device_run.sh [run|start|wait]" >&2; exit 2 ;;
+esac
 PROGRAMS=${PROGRAMS:-16000}
 SEED=${SEED:-101}
 MIX=${MIX:-generated=0.7,package=0.12,repo=0.18}
-RESUME=${RESUME:-models/ndb-small}
+RESUME=${RESUME-models/ndb-small}
+TOKENIZER=${TOKENIZER:-models/ndb-small}
+STEPS=${STEPS:-100000}
+WAIT=${WAIT:-540}
 CONFIG=${CONFIG:-gpu-small}
 MINUTES=${MINUTES:-4}
 LR=${LR:-6e-4}
@@ -37,12 +56,14 @@ WORK=${WORK:-/tmp/ndb}
 OUT=${OUT:?set OUT to the folder that comes back}
 PYTHON=${PYTHON:-python3}
 KIT=${KIT:-.carry}
+DATA_ARCHIVE=${DATA_ARCHIVE:-}
+[ -n "$DATA_ARCHIVE" ] || [ ! -f "$KIT/data.tar.xz" ] || DATA_ARCHIVE="$KIT/data.tar.xz"
 CRUXEVAL=${CRUXEVAL:-}
 if [ -z "$CRUXEVAL" ]; then
     CRUXEVAL=../shared/benchmarks/cruxeval.jsonl
     [ -f "$CRUXEVAL" ] || CRUXEVAL="$KIT/cruxeval.jsonl"
 fi
-if [ ! -f "$CRUXEVAL" ]; then
+if [ -z "$DATA_ARCHIVE" ] && [ ! -f "$CRUXEVAL" ]; then
     echo "device_run.sh: no CruxEval file at $CRUXEVAL; the data step filters training" \
         "functions against it. Run 'make device-kit' here and carry .carry." >&2
     exit 2
@@ -50,53 +71,128 @@ fi
 export PYTHONUNBUFFERED=1
 
 stamp() { echo "[$(date +%H:%M:%S)] $*"; }
-
-# 1. Install, offline: this project (pure Python, one copy for both interpreters), the carried
-#    wheels for the training Python, and the data Python from the kit.
 project="$WORK/project"
 site="$WORK/site"
-mkdir -p "$project" "$site" "$OUT/model"
-"$PYTHON" -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-dir \
-    --target "$project" .
-if compgen -G "$KIT/wheels/*.whl" >/dev/null; then
-    "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-        --target "$site" "$KIT"/wheels/*.whl
-fi
-if [ -z "${DATA_PYTHON:-}" ]; then
-    if [ ! -f "$KIT/python.tar.xz" ]; then
-        echo "device_run.sh: no $KIT/python.tar.xz (the Python that makes training data)." \
-            "Run 'make device-kit' here and carry .carry, or set DATA_PYTHON." >&2
-        exit 2
-    fi
-    mkdir -p "$WORK/python"
-    tar -xJf "$KIT/python.tar.xz" -C "$WORK/python"
-    DATA_PYTHON=$(echo "$WORK"/python/bin/python3.*)
-    export LD_LIBRARY_PATH="$WORK/python/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
 # -P: the repository root (the working folder) holds source folders named like the installed
 # package (neural_debugger/, training/, ...); they must not shadow the installed namespace.
 ndb() { PYTHONPATH="$project:$site" "$PYTHON" -P -m neural_debugger "$@"; }
 ndb_data() { PYTHONPATH="$project" "$DATA_PYTHON" -P -m neural_debugger.training data "$@"; }
-stamp "installed: data $("$DATA_PYTHON" --version), training $("$PYTHON" --version)," \
-    "torch $("$PYTHON" -c 'import torch; print(torch.__version__, torch.cuda.is_available())')"
 
-# 2. Data on every core; held-out programs of other seeds and the held-out side of real code.
-workers=$(nproc)
-stamp "data: $PROGRAMS programs on $workers cores"
-ndb_data --out "$WORK/data/train" --programs "$PROGRAMS" --seed "$SEED" --mix "$MIX" \
-    --workers "$workers" --cruxeval "$CRUXEVAL" > "$OUT/data_train.json"
-ndb_data --out "$WORK/data/heldout" --programs 300 --seed $((SEED + 900000)) \
-    --exclude "$WORK/data/train" --functions heldout --workers "$workers" --cruxeval "$CRUXEVAL" \
-    > "$OUT/data_heldout.json"
-cp "$WORK/data/train/stats.json" "$OUT/data_stats.json"
+# 1. Install, offline: this project (pure Python, one copy for both interpreters), the carried
+#    wheels for the training Python, and (when data is made here) the data Python from the kit.
+install() {
+    mkdir -p "$project" "$site" "$OUT/model"
+    "$PYTHON" -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-dir \
+        --target "$project" .
+    if compgen -G "$KIT/wheels/*.whl" >/dev/null; then
+        "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+            --target "$site" "$KIT"/wheels/*.whl
+    fi
+    stamp "installed: training $("$PYTHON" --version)," \
+        "torch $(ndb_python -c 'import torch; print(torch.__version__, torch.cuda.is_available())')"
+}
+ndb_python() { PYTHONPATH="$project:$site" "$PYTHON" -P "$@"; }
 
-# 3. Train from the carried weights, time-boxed (the cosine anneals to zero by the deadline).
-stamp "train: config $CONFIG from $RESUME for $MINUTES min on $DEVICE"
-ndb train --config "$CONFIG" --data "$WORK/data" --out "$WORK/run" --resume "$RESUME" \
-    --minutes "$MINUTES" --lr "$LR" --device "$DEVICE" 2>&1 | tee "$OUT/train.log"
+# 2. The data: carried (unpacked), or made on every core with held-out programs of another seed.
+prepare_data() {
+    mkdir -p "$WORK/data"
+    if [ -n "$DATA_ARCHIVE" ]; then
+        stamp "data: unpacking $DATA_ARCHIVE"
+        xz -T0 -dc "$DATA_ARCHIVE" | tar -xf - -C "$WORK/data"
+        stamp "data: $(ls "$WORK"/data/train | wc -l) training shards," \
+            "$(du -sh "$WORK"/data/train | cut -f1)"
+        return
+    fi
+    if [ -z "${DATA_PYTHON:-}" ]; then
+        if [ ! -f "$KIT/python.tar.xz" ]; then
+            echo "device_run.sh: no $KIT/python.tar.xz (the Python that makes training data)." \
+                "Run 'make device-kit' here and carry .carry, or set DATA_PYTHON." >&2
+            exit 2
+        fi
+        mkdir -p "$WORK/python"
+        tar -xJf "$KIT/python.tar.xz" -C "$WORK/python"
+        DATA_PYTHON=$(echo "$WORK"/python/bin/python3.*)
+        export LD_LIBRARY_PATH="$WORK/python/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    fi
+    local workers
+    workers=$(nproc)
+    stamp "data: $PROGRAMS programs on $workers cores with $("$DATA_PYTHON" --version)"
+    ndb_data --out "$WORK/data/train" --programs "$PROGRAMS" --seed "$SEED" --mix "$MIX" \
+        --workers "$workers" --cruxeval "$CRUXEVAL" > "$OUT/data_train.json"
+    ndb_data --out "$WORK/data/heldout" --programs 300 --seed $((SEED + 900000)) \
+        --exclude "$WORK/data/train" --functions heldout --workers "$workers" \
+        --cruxeval "$CRUXEVAL" > "$OUT/data_heldout.json"
+    cp "$WORK/data/train/stats.json" "$OUT/data_stats.json"
+}
 
-# 4. Hand back the model folder (bf16 shards of at most 16 MiB each) and the run record.
-for f in "$WORK"/run/*.json "$WORK"/run/*.safetensors; do
-    cp "$f" "$OUT/model/"
-done
-stamp "done: $(ls "$OUT/model" | tr '\n' ' ')"
+# 3. The trainer's command: from the carried weights (RESUME), or a new model of CONFIG's shape
+#    that speaks TOKENIZER's tokens; time-boxed (the cosine anneals to zero by the deadline).
+train_command() {
+    local from=(--tokenizer "$TOKENIZER")
+    [ -z "$RESUME" ] || from=(--resume "$RESUME")
+    echo "$PYTHON" -P -m neural_debugger train --config "$CONFIG" --data "$WORK/data" \
+        --out "$WORK/run" "${from[@]}" --minutes "$MINUTES" --steps "$STEPS" --lr "$LR" \
+        --device "$DEVICE" --workers "$(nproc)"
+}
+
+# 4. Hand back the weights (bf16 shards of at most 16 MiB each, and their index), config.json,
+#    the run record and the log: what comes back is at most 8 files, so the tokenizer and
+#    generation files (TOKENIZER's or RESUME's, already here) stay. A checkpoint being written
+#    is copied again once it has settled.
+collect() {
+    local f
+    mkdir -p "$OUT/model"
+    [ -f "$WORK/train.log" ] && cp "$WORK/train.log" "$OUT/train.log"
+    compgen -G "$WORK/run/*.safetensors" >/dev/null || { stamp "no checkpoint yet"; return; }
+    for _ in 1 2 3; do
+        local before after
+        before=$(stat -c %Y "$WORK"/run/* | sort | tail -1)
+        for f in "$WORK"/run/config.json "$WORK"/run/run.json "$WORK"/run/model*.safetensors*; do
+            cp "$f" "$OUT/model/"
+        done
+        after=$(stat -c %Y "$WORK"/run/* | sort | tail -1)
+        [ "$before" = "$after" ] && [ $(($(date +%s) - after)) -ge 2 ] && break
+        sleep 3
+    done
+    stamp "collected: $(ls "$OUT/model" | tr '\n' ' ')"
+}
+
+# Watch a detached trainer for WAIT seconds or until it ends, then collect.
+watch_trainer() {
+    local until=$(($(date +%s) + WAIT))
+    while [ ! -f "$WORK/train.rc" ] && [ "$(date +%s)" -lt "$until" ]; do
+        sleep 10
+    done
+    grep -E "^eval|^data|^model|time budget|compile|Error" "$WORK/train.log" | tail -20 || true
+    tail -3 "$WORK/train.log" || true
+    collect
+    if [ -f "$WORK/train.rc" ]; then
+        stamp "trainer finished with exit status $(cat "$WORK/train.rc")"
+        return "$(cat "$WORK/train.rc")"
+    fi
+    stamp "trainer still running"
+}
+
+case "$MODE" in
+    run)
+        install
+        prepare_data
+        stamp "train: config $CONFIG from ${RESUME:-scratch} for $MINUTES min on $DEVICE"
+        PYTHONPATH="$project:$site" $(train_command) 2>&1 | tee "$WORK/train.log"
+        collect
+        ;;
+    start)
+        install
+        prepare_data
+        stamp "train (detached): config $CONFIG from ${RESUME:-scratch} for $MINUTES min"
+        rm -f "$WORK/train.rc"
+        # setsid: the trainer outlives this command; the next `wait` call watches it
+        PYTHONPATH="$project:$site" setsid bash -c '"$@" > "$0/train.log" 2>&1; echo $? > "$0/train.rc"' \
+            "$WORK" $(train_command) < /dev/null > /dev/null 2>&1 &
+        watch_trainer
+        ;;
+    wait)
+        [ -f "$WORK/train.log" ] || { echo "device_run.sh: no trainer was started here" >&2; exit 2; }
+        watch_trainer
+        ;;
+esac

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import json
 import math
+import multiprocessing
 import random
 import time
 from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -140,15 +142,62 @@ def state_mask(ids: list[int], frame_id: int, stop_ids: set[int]) -> list[int]:
     return mask
 
 
-def pack(texts: Iterable[str], tokenizer, block_size: int, seed: int, pad_id: int) -> Packed:
+def pack(
+    texts: Iterable[str], tokenizer, block_size: int, seed: int, pad_id: int, workers: int = 1
+) -> Packed:
     """Tokenize, mask and pack documents into fixed-length rows (never split a document).
 
     A trajectory longer than a row becomes the windows a long debug session's prompt shows
     (:func:`neural_debugger.training.windows.cut`), each its own document.
+
+    ``workers`` > 1 packs that many interleaved slices in parallel processes (the masking and
+    packing are Python loops, minutes on a large corpus and a GPU waiting); each slice's last
+    row is padded, so the rows differ from one process's packing, not the documents in them.
     """
+    texts = list(texts)
+    if workers > 1 and len(texts) >= 2 * workers:
+        return _pack_parallel(texts, tokenizer, block_size, seed, pad_id, workers)
+    return _pack_serial(texts, tokenizer, block_size, seed, pad_id)
+
+
+def _pack_slice(args: tuple) -> tuple[torch.Tensor, torch.Tensor, int, int, int]:
+    """One worker's share: compact dtypes on the way back (ids fit int16, weights are 0/1)."""
+    packed = _pack_serial(*args)
+    return (
+        packed.tokens.to(torch.int16),
+        packed.weights.to(torch.bool),
+        packed.documents,
+        packed.windowed,
+        packed.lost_transitions,
+    )
+
+
+def _pack_parallel(
+    texts: list[str], tokenizer, block_size: int, seed: int, pad_id: int, workers: int
+) -> Packed:
+    if tokenizer.get_vocab_size() > torch.iinfo(torch.int16).max:
+        raise ValueError("parallel packing keeps token ids in int16; the vocabulary is larger")
+    jobs = [(texts[i::workers], tokenizer, block_size, seed + i, pad_id) for i in range(workers)]
+    # spawn, not fork: a forked child inherits the thread pools of torch and the tokenizer
+    # half-held, and hangs in them
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        parts = list(pool.map(_pack_slice, jobs))
+    tokens = torch.cat([part[0] for part in parts]).long()
+    weights = torch.cat([part[1] for part in parts]).float()
+    return Packed(
+        tokens,
+        weights,
+        sum(part[2] for part in parts),
+        sum(part[3] for part in parts),
+        sum(part[4] for part in parts),
+        int(weights.sum().item()),
+    )
+
+
+def _pack_serial(texts: list[str], tokenizer, block_size: int, seed: int, pad_id: int) -> Packed:
     frame_id = tokenizer.token_to_id(FRAME_SEP)
     stop_ids = {tokenizer.token_to_id(ACTION_SEP), tokenizer.token_to_id(TRACE_END)}
-    texts = list(texts)
     encodings = tokenizer.encode_batch(texts, add_special_tokens=False)
     docs = []
     windowed = lost = 0
@@ -292,10 +341,16 @@ def train(
     device: str | None = None,
     max_minutes: float | None = None,
     log=print,
+    tokenizer_from: Path | None = None,
+    workers: int = 1,
 ) -> RunState:
     """Train ``config`` on the shards in ``train_dir``; write checkpoints and the model to
     ``out_dir``. ``resume_from`` is a model folder (e.g. the shipped model) or a run folder
-    with ``training_state.pt``; training then continues from its weights and tokenizer."""
+    with ``training_state.pt``; training then continues from its weights and tokenizer.
+
+    ``tokenizer_from``: a model folder whose tokenizer a new model (no ``resume_from``) takes
+    instead of training one, so that a larger model speaks the same tokens as the shipped one.
+    ``workers``: processes that pack the data (see :func:`pack`)."""
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     torch.manual_seed(config.seed)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -304,6 +359,10 @@ def train(
     tokenizer_home = (
         resume_from if resume_from and (resume_from / "tokenizer.json").exists() else None
     )
+    if tokenizer_home is None and tokenizer_from is not None:
+        if not (tokenizer_from / "tokenizer.json").exists():
+            raise FileNotFoundError(f"no tokenizer.json in {tokenizer_from}")
+        tokenizer_home = tokenizer_from
     texts = [rec["text"] for rec in read_shards(train_dir)]
     if tokenizer_home is not None:
         tokenizer = load_tokenizer(tokenizer_home)
@@ -311,7 +370,8 @@ def train(
         tokenizer = train_tokenizer(texts, config.vocab_size)
     save_tokenizer(tokenizer, out_dir, config.block_size)
     pad_id = tokenizer.token_to_id(PAD)
-    train_data = pack(texts, tokenizer, config.block_size, config.seed, pad_id)
+    train_data = pack(texts, tokenizer, config.block_size, config.seed, pad_id, workers)
+    del texts
     val_texts = [rec["text"] for rec in read_shards(val_dir)]
     val_data = pack(val_texts, tokenizer, config.block_size, config.seed + 1, pad_id)
     log(
@@ -356,6 +416,9 @@ def train(
     if resume_state is not None and resume_state.exists():
         optimizer.load_state_dict(saved["optimizer"])
     step_fn = torch.compile(model) if on_gpu else model
+    if on_gpu:  # the whole corpus fits on the card: no host copy per step
+        train_data.tokens = train_data.tokens.to(device)
+        train_data.weights = train_data.weights.to(device)
 
     generator = torch.Generator().manual_seed(batch_seed(config, state))
     rows = len(train_data.tokens)
@@ -368,10 +431,17 @@ def train(
         for group in optimizer.param_groups:
             group["lr"] = lr
         pick = torch.randint(0, rows, (config.batch_size,), generator=generator)
-        tokens = train_data.tokens[pick].to(device, non_blocking=True)
-        weights = train_data.weights[pick].to(device, non_blocking=True)
+        tokens = train_data.tokens[pick.to(train_data.tokens.device)]
+        weights = train_data.weights[pick.to(train_data.weights.device)]
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=on_gpu):
-            loss = batch_loss(step_fn, tokens, weights)
+            try:
+                loss = batch_loss(step_fn, tokens, weights)
+            except Exception as err:  # a compiler that fails here must not cost the run
+                if step_fn is model:
+                    raise
+                log(f"torch.compile failed ({type(err).__name__}: {err}); training eagerly")
+                step_fn = model
+                loss = batch_loss(step_fn, tokens, weights)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)

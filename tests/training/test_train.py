@@ -18,8 +18,14 @@ from neural_debugger.training.data import DataSpec, generate_data
 from neural_debugger.training.model import load_pretrained
 from neural_debugger.training.model_card import render
 from neural_debugger.training.shards import read_shards
-from neural_debugger.training.tokenizer import load_tokenizer
-from neural_debugger.training.train import RunState, batch_seed, config_by_name, train
+from neural_debugger.training.tokenizer import PAD, load_tokenizer
+from neural_debugger.training.train import (
+    RunState,
+    batch_seed,
+    config_by_name,
+    pack,
+    train,
+)
 
 
 @pytest.fixture(scope="module")
@@ -110,3 +116,33 @@ def test_a_briefly_trained_model_writes_parseable_states(data: Path, tmp_path: P
     ]
     # an untrained model writes no parseable state; 400 tiny steps already write some
     assert sum(parsed) >= 3, parsed
+
+
+def test_packing_in_parallel_keeps_every_document_and_target(data: Path) -> None:
+    tokenizer = load_tokenizer(Path(__file__).parents[2] / "models" / "ndb-small")
+    texts = [record["text"] for record in read_shards(data / "train")][:300]
+    pad = tokenizer.token_to_id(PAD)
+    one = pack(texts, tokenizer, 256, 0, pad)
+    three = pack(texts, tokenizer, 256, 0, pad, workers=3)
+    assert three.documents == one.documents and three.windowed == one.windowed > 0
+    assert three.target_tokens == one.target_tokens > 0
+    assert three.lost_transitions == one.lost_transitions
+    # the same tokens, only the padding of each worker's last row differs
+    real = lambda packed: sorted(packed.tokens[packed.tokens != pad].tolist())  # noqa: E731
+    assert real(three) == real(one)
+    assert three.tokens.dtype == torch.long and three.weights.dtype == torch.float32
+
+
+def test_a_new_model_can_take_the_shipped_tokenizer(data: Path, tmp_path: Path) -> None:
+    shipped = Path(__file__).parents[2] / "models" / "ndb-small"
+    config = config_by_name("tiny", max_steps=2, eval_every=2)
+    train(
+        config, data / "train", data / "heldout", tmp_path, log=lambda _: None,
+        tokenizer_from=shipped, workers=2,
+    )  # fmt: skip
+    assert (tmp_path / "tokenizer.json").read_text() == (shipped / "tokenizer.json").read_text()
+    model = load_pretrained(tmp_path)
+    assert model.config.hidden_size == config.hidden_size  # a new model, not the shipped one
+    assert model.config.vocab_size == load_tokenizer(shipped).get_vocab_size()
+    with pytest.raises(FileNotFoundError, match=r"no tokenizer\.json"):
+        train(config, data / "train", data / "heldout", tmp_path, tokenizer_from=tmp_path / "x")
