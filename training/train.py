@@ -76,11 +76,12 @@ CONFIGS: dict[str, TrainConfig] = {
         eval_batches=2,
         eval_prompts=4,
     ),
-    # The CPU-trained shipped model: ~4.3M parameters, fast to decode on 2 cores.
+    # The CPU config (~4.3M parameters): what a 2-core machine trains in hours.
     "small": TrainConfig(
         "small", 256, 4, 4, 704, 4096, 1024, 8, 1900, lr=2e-3, warmup_steps=100, eval_every=200
     ),
-    # GPU configs (bf16, fused AdamW): same shape family, more depth and width.
+    # GPU configs (bf16, fused AdamW): same shape family, more depth and width. gpu-small
+    # (12.2M parameters) is the shipped model's shape: still ~76 ms a step on 2 CPU cores.
     "gpu-small": TrainConfig(
         "gpu-small",
         384,

@@ -178,7 +178,8 @@ def test_bad_model_folders_give_one_clear_error(tmp_path: Path) -> None:
         load_model(empty)
     corrupt = tmp_path / "corrupt"
     shutil.copytree(default_model_dir(), corrupt)
-    (corrupt / "model.safetensors").write_bytes(b"\x00" * 100)
+    shard = sorted(corrupt.glob("model*.safetensors"))[0]  # one file, or the first shard
+    shard.write_bytes(b"\x00" * 100)
     with pytest.raises(ModelFolderError, match="not a readable safetensors"):
         load_model(corrupt)
     swapped = tmp_path / "swapped"  # same vocabulary size, another training's tokenizer
