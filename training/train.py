@@ -426,23 +426,25 @@ def train(
     started = run_started = time.monotonic()
     deadline = started + max_minutes * 60 if max_minutes else None
     first_step = state.step
+    stepped = False  # a first step has run (compiled, or eagerly after a compiler failure)
     while state.step < config.max_steps:
         spent = (time.monotonic() - run_started) / (max_minutes * 60) if max_minutes else 0.0
         lr = learning_rate(state.step, config, time_progress=spent)
         for group in optimizer.param_groups:
             group["lr"] = lr
         pick = torch.randint(0, rows, (config.batch_size,), generator=generator)
-        tokens = train_data.tokens[pick.to(train_data.tokens.device)]
-        weights = train_data.weights[pick.to(train_data.weights.device)]
+        pick = pick.to(train_data.tokens.device)
+        tokens, weights = train_data.tokens[pick], train_data.weights[pick]
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=on_gpu):
             try:
                 loss = batch_loss(step_fn, tokens, weights)
-            except Exception as err:  # a compiler that fails here must not cost the run
-                if step_fn is model:
+            except Exception as err:  # a compiler that fails on the first step must not cost
+                if step_fn is model or stepped:  # the run; any later error is raised
                     raise
                 log(f"torch.compile failed ({type(err).__name__}: {err}); training eagerly")
                 step_fn = model
                 loss = batch_loss(step_fn, tokens, weights)
+        stepped = True
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
