@@ -86,17 +86,18 @@ data: $(STAMP)
 # travel) and this machine's data Python, packed (training/device_kit.py: data is made with it).
 DEVICE_WHEELS = pydantic==2.14.3 pydantic-core==2.50.4 annotated-types==0.8.0 \
 	typing-inspection==0.4.5 debugpy==1.8.22 pygls==2.1.1 lsprotocol==2025.0.0 cattrs==26.2.1
+DEVICE_PIP_DOWNLOAD = $(BIN)/pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
+	--implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
+	--platform manylinux2014_x86_64 --platform any -d .carry/wheels
 device-kit: $(STAMP)
 	rm -rf .carry/wheels
-	$(BIN)/pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
-		--platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
-		--platform manylinux2014_x86_64 --platform any -d .carry/wheels $(DEVICE_WHEELS)
+	$(DEVICE_PIP_DOWNLOAD) $(DEVICE_WHEELS)
 	cp ../shared/benchmarks/cruxeval.jsonl .carry/cruxeval.jsonl
 	$(BIN)/python -m neural_debugger.training.device_kit .carry/python.tar.xz
 
 # Or carry training data made here, for a run that only trains there (every minute of GPU time
 # on the model): the shards of DATA_KIT (training) and HELDOUT_KIT (validation), renamed apart
-# and xz-packed as .carry/data.tar.xz (about 1/24 of their size at -9), with the wheels training
+# and xz-packed as .carry/data.tar.xz (about 1/23 of their size at -9), with the wheels training
 # imports. It replaces the data Python: both do not fit in one call's 64 MiB.
 DATA_KIT ?= data/v1/train
 HELDOUT_KIT ?= data/v1/heldout
@@ -104,9 +105,7 @@ TRAIN_WHEELS = pydantic==2.14.3 pydantic-core==2.50.4 annotated-types==0.8.0 \
 	typing-inspection==0.4.5
 device-data-kit: $(STAMP)
 	rm -rf .carry/wheels .carry/python.tar.xz .carry/stage .carry/data.tar.xz
-	$(BIN)/pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
-		--platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
-		--platform manylinux2014_x86_64 --platform any -d .carry/wheels $(TRAIN_WHEELS)
+	$(DEVICE_PIP_DOWNLOAD) $(TRAIN_WHEELS)
 	mkdir -p .carry/stage/train .carry/stage/heldout
 	for d in $(DATA_KIT); do \
 		tag=$$(basename $$(dirname $$d)); \

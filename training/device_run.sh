@@ -75,7 +75,7 @@ project="$WORK/project"
 site="$WORK/site"
 # -P: the repository root (the working folder) holds source folders named like the installed
 # package (neural_debugger/, training/, ...); they must not shadow the installed namespace.
-ndb() { PYTHONPATH="$project:$site" "$PYTHON" -P -m neural_debugger "$@"; }
+ndb_python() { PYTHONPATH="$project:$site" "$PYTHON" -P "$@"; }
 ndb_data() { PYTHONPATH="$project" "$DATA_PYTHON" -P -m neural_debugger.training data "$@"; }
 
 # 1. Install, offline: this project (pure Python, one copy for both interpreters), the carried
@@ -91,7 +91,6 @@ install() {
     stamp "installed: training $("$PYTHON" --version)," \
         "torch $(ndb_python -c 'import torch; print(torch.__version__, torch.cuda.is_available())')"
 }
-ndb_python() { PYTHONPATH="$project:$site" "$PYTHON" -P "$@"; }
 
 # 2. The data: carried (unpacked), or made on every core with held-out programs of another seed.
 prepare_data() {
