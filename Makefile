@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-node test-vllm extension e2e lint bench data device-kit device-data-kit train-small eval-model clean vllm-env
+.PHONY: setup demo test test-node test-vllm extension e2e lint bench data device-kit device-data-kit device-stream-kit train-small eval-model clean vllm-env
 
 setup: $(STAMP)
 
@@ -117,6 +117,32 @@ device-data-kit: $(STAMP)
 	tar -chf - -C .carry/stage train heldout | xz -T0 -9 > .carry/data.tar.xz
 	rm -rf .carry/stage
 	@ls -l .carry/data.tar.xz
+
+# Or make the data there while the GPU trains (STREAM_PROGRAMS=... training/device_run.sh):
+# the data Python, the CruxEval file, the training wheels, and a small data.tar.xz: the first
+# SEED_SHARDS shards of each DATA_KIT folder (trained on until the stream's first shards land),
+# HELDOUT_KIT (validation) and exclude/, the source hashes of every held-out and evaluation
+# program the stream must not make (training/exclusions.py).
+SEED_SHARDS ?= 12
+EXCLUDE_KIT ?= data/v1/heldout data/v2/heldout data/v3/heldout-real
+device-stream-kit: $(STAMP)
+	rm -rf .carry/wheels .carry/python.tar.xz .carry/stage .carry/data.tar.xz
+	$(DEVICE_PIP_DOWNLOAD) $(TRAIN_WHEELS)
+	cp ../shared/benchmarks/cruxeval.jsonl .carry/cruxeval.jsonl
+	$(BIN)/python -m neural_debugger.training.device_kit .carry/python.tar.xz
+	mkdir -p .carry/stage/train .carry/stage/heldout
+	for d in $(DATA_KIT); do \
+		tag=$$(basename $$(dirname $$d)); \
+		for f in $$(ls $$d/shard-*.jsonl | head -n $(SEED_SHARDS)); do \
+			ln -s $(CURDIR)/$$f .carry/stage/train/shard-$$tag-$${f##*/shard-}; \
+		done; \
+	done
+	for f in $(HELDOUT_KIT)/shard-*.jsonl; do ln -s $(CURDIR)/$$f .carry/stage/heldout/; done
+	$(BIN)/python -m neural_debugger.training.exclusions .carry/stage/exclude \
+		$(foreach d,$(EXCLUDE_KIT),--shards $(d))
+	tar -chf - -C .carry/stage train heldout exclude | xz -T0 -9 > .carry/data.tar.xz
+	rm -rf .carry/stage
+	@ls -l .carry/data.tar.xz .carry/python.tar.xz
 
 train-small: $(STAMP)
 	$(BIN)/ndb train --config small --data $(DATA) --out $(RUN)

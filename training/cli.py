@@ -26,6 +26,12 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
     )
     data.add_argument("--max-states", type=int, default=24, help="states per trajectory at most")
     data.add_argument(
+        "--shard-size",
+        type=int,
+        default=5_000,
+        help="trajectories per shard (smaller: a streaming trainer gets them sooner)",
+    )
+    data.add_argument(
         "--mix",
         default="generated=1",
         help="shares of program origins, e.g. generated=0.75,package=0.1,repo=0.15 "
@@ -94,6 +100,23 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
     train.add_argument(
         "--workers", type=int, default=1, help="processes that tokenize and pack the data"
     )
+    train.add_argument(
+        "--stream",
+        type=Path,
+        default=None,
+        help="folder a concurrent `ndb data` writes into: each shard joins the training data "
+        "as soon as it is closed (fresh data instead of more passes over the same)",
+    )
+    train.add_argument(
+        "--stream-workers", type=int, default=4, help="processes that pack streamed shards"
+    )
+    train.add_argument(
+        "--stream-rows",
+        type=int,
+        default=0,
+        help="rows the corpus holds at most (each block_size+1 ids); streamed rows beyond it "
+        "replace the oldest (default: the carried data's size, so a stream only replaces)",
+    )
     train.set_defaults(run=run_train)
 
 
@@ -121,6 +144,7 @@ def run_data(args: argparse.Namespace) -> int:
         max_states=args.max_states,
         mix=mix,
         functions=args.functions,
+        shard_size=args.shard_size,
     )
     try:
         stats = generate_data(
@@ -164,5 +188,8 @@ def run_train(args: argparse.Namespace) -> int:
         max_minutes=args.minutes,
         tokenizer_from=args.tokenizer,
         workers=args.workers,
+        stream=args.stream,
+        stream_workers=args.stream_workers,
+        stream_rows=args.stream_rows,
     )
     return 0

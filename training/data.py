@@ -278,8 +278,8 @@ def generate_data(
     programs that appear in the shards of ``exclude`` (the training data) are left out."""
     seen = frozenset(rec["source_hash"] for rec in read_shards(exclude)) if exclude else frozenset()
     out_dir.mkdir(parents=True, exist_ok=True)
-    for old in out_dir.glob("shard-*.jsonl"):
-        old.unlink()
+    for old in [*out_dir.glob("shard-*.jsonl"), out_dir / "stats.json"]:
+        old.unlink(missing_ok=True)
     workers = workers or os.cpu_count() or 1
     counts = spec.counts()
     extra: dict[str, Any] = {
@@ -296,19 +296,40 @@ def generate_data(
     jobs = _jobs(spec, counts, candidates, cruxeval_path, seen)
     total = DataStats()
     writer = ShardWriter(out_dir, spec.shard_size)
-    if workers == 1:
-        results: Iterator = map(_work, jobs)
+
+    def take(results: Iterator) -> None:
         for records, stats in results:
+            opened = writer.index
             writer.write(records)
             total.add(stats)
+            if writer.index > opened:  # a shard was closed: tell a reader that trains on them
+                _write_stats(out_dir, total, extra, complete_shards=writer.index - 1)
+
+    if workers == 1:
+        take(map(_work, jobs))
     else:
         with mp.get_context("spawn").Pool(workers) as pool:
-            for records, stats in pool.imap(_work, jobs):
-                writer.write(records)
-                total.add(stats)
+            take(pool.imap(_work, jobs))
     writer.close()
-    (out_dir / "stats.json").write_text(json.dumps({**total.to_json(), **extra}, indent=2) + "\n")
+    _write_stats(out_dir, total, extra, complete_shards=writer.index, complete=True)
     return total
+
+
+def _write_stats(
+    out_dir: Path,
+    total: DataStats,
+    extra: dict[str, Any],
+    complete_shards: int,
+    complete: bool = False,
+) -> None:
+    """``stats.json``, replaced whole (never read half-written). While data is still being
+    made it says so (``complete``: false) and how many shards are closed (``complete_shards``:
+    shards ``0 .. complete_shards - 1``), so a trainer can take them as they land
+    (``ndb train --stream``); its counts then cover every record written so far."""
+    record = {**total.to_json(), **extra, "complete": complete, "complete_shards": complete_shards}
+    partial = out_dir / "stats.json.part"
+    partial.write_text(json.dumps(record, indent=2) + "\n")
+    partial.replace(out_dir / "stats.json")
 
 
 def _jobs(

@@ -14,6 +14,9 @@
 #   training/device_run.sh [run]      # there (carry .carry): everything, in one call
 #   WAIT=500 training/device_run.sh start    # there: set up, start the trainer, watch 500 s
 #   WAIT=540 training/device_run.sh wait     # there, next call: watch until done or 540 s
+#   make device-stream-kit   # here: the data Python, a little carried data, the exclusions
+#   STREAM_PROGRAMS=2000000 WAIT=500 training/device_run.sh start   # there: data made on the
+#       cores while the GPU trains, each shard taken as it lands (ndb train --stream)
 #
 # .carry/ holds the wheels the image's Python 3.12 lacks (wheels/), and either the data
 # (data.tar.xz: train/ and heldout/ shards) or what makes it there: the CruxEval file the data
@@ -31,6 +34,10 @@
 #     RESUME= (empty) trains a new model of the config's shape, with TOKENIZER's tokenizer)
 #   TOKENIZER=models/ndb-small   STEPS=100000 (the time box ends a run first)
 #   WAIT=540 (start, wait: seconds to watch before returning)
+#   STREAM_PROGRAMS=0 (>0: an `ndb data` run of that many programs (SEED, MIX) beside the trainer,
+#     GEN_WORKERS=7 processes at lowered priority; the trainer packs its shards as they close
+#     in PACK_WORKERS=7 processes and keeps STREAM_ROWS=4000000 rows at most, oldest replaced;
+#     the carried data's exclude/ shards name programs it must leave out (held-out, evaluation))
 #   WORK=/tmp/ndb   OUT=$OUT (the folder that comes back; model files go to $OUT/model)
 #   KIT=.carry   PYTHON=python3 (trains)   DATA_PYTHON (makes data; default: the kit's Python)
 #   CRUXEVAL (default: ../shared's copy when present, else $KIT/cruxeval.jsonl)
@@ -38,7 +45,7 @@ set -euo pipefail
 
 MODE=${1:-run}
 case "$MODE" in
-    run | start | wait) ;;
+    run | start | wait | job) ;;  # job: the detached part of start (the trainer, the stream)
     *) echo "usage: device_run.sh [run|start|wait]" >&2; exit 2 ;;
 esac
 PROGRAMS=${PROGRAMS:-16000}
@@ -48,6 +55,10 @@ RESUME=${RESUME-models/ndb-small}
 TOKENIZER=${TOKENIZER:-models/ndb-small}
 STEPS=${STEPS:-100000}
 WAIT=${WAIT:-540}
+STREAM_PROGRAMS=${STREAM_PROGRAMS:-0}
+GEN_WORKERS=${GEN_WORKERS:-7}
+PACK_WORKERS=${PACK_WORKERS:-7}
+STREAM_ROWS=${STREAM_ROWS:-4000000}
 CONFIG=${CONFIG:-gpu-small}
 MINUTES=${MINUTES:-4}
 LR=${LR:-6e-4}
@@ -63,7 +74,7 @@ if [ -z "$CRUXEVAL" ]; then
     CRUXEVAL=../shared/benchmarks/cruxeval.jsonl
     [ -f "$CRUXEVAL" ] || CRUXEVAL="$KIT/cruxeval.jsonl"
 fi
-if [ -z "$DATA_ARCHIVE" ] && [ ! -f "$CRUXEVAL" ]; then
+if { [ -z "$DATA_ARCHIVE" ] || [ "$STREAM_PROGRAMS" -gt 0 ]; } && [ ! -f "$CRUXEVAL" ]; then
     echo "device_run.sh: no CruxEval file at $CRUXEVAL; the data step filters training" \
         "functions against it. Run 'make device-kit' here and carry .carry." >&2
     exit 2
@@ -92,17 +103,10 @@ install() {
         "torch $(ndb_python -c 'import torch; print(torch.__version__, torch.cuda.is_available())')"
 }
 
-# 2. The data: carried (unpacked), or made on every core with held-out programs of another seed.
-prepare_data() {
-    mkdir -p "$WORK/data"
-    if [ -n "$DATA_ARCHIVE" ]; then
-        stamp "data: unpacking $DATA_ARCHIVE"
-        xz -T0 -dc "$DATA_ARCHIVE" | tar -xf - -C "$WORK/data"
-        stamp "data: $(ls "$WORK"/data/train | wc -l) training shards," \
-            "$(du -sh "$WORK"/data/train | cut -f1)"
-        return
-    fi
-    if [ -z "${DATA_PYTHON:-}" ]; then
+# The Python that makes data: DATA_PYTHON, or the kit's, unpacked once into $WORK/python.
+data_python() {
+    [ -z "${DATA_PYTHON:-}" ] || return 0
+    if [ ! -d "$WORK/python/bin" ]; then
         if [ ! -f "$KIT/python.tar.xz" ]; then
             echo "device_run.sh: no $KIT/python.tar.xz (the Python that makes training data)." \
                 "Run 'make device-kit' here and carry .carry, or set DATA_PYTHON." >&2
@@ -110,9 +114,23 @@ prepare_data() {
         fi
         mkdir -p "$WORK/python"
         tar -xJf "$KIT/python.tar.xz" -C "$WORK/python"
-        DATA_PYTHON=$(echo "$WORK"/python/bin/python3.*)
-        export LD_LIBRARY_PATH="$WORK/python/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     fi
+    DATA_PYTHON=$(echo "$WORK"/python/bin/python3.*)
+    export LD_LIBRARY_PATH="$WORK/python/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+}
+
+# 2. The data: carried (unpacked), or made on every core with held-out programs of another seed.
+prepare_data() {
+    mkdir -p "$WORK/data"
+    [ "$STREAM_PROGRAMS" -eq 0 ] || data_python
+    if [ -n "$DATA_ARCHIVE" ]; then
+        stamp "data: unpacking $DATA_ARCHIVE"
+        xz -T0 -dc "$DATA_ARCHIVE" | tar -xf - -C "$WORK/data"
+        stamp "data: $(ls "$WORK"/data/train | wc -l) training shards," \
+            "$(du -sh "$WORK"/data/train | cut -f1)"
+        return
+    fi
+    data_python
     local workers
     workers=$(nproc)
     stamp "data: $PROGRAMS programs on $workers cores with $("$DATA_PYTHON" --version)"
@@ -129,9 +147,37 @@ prepare_data() {
 train_command() {
     local from=(--tokenizer "$TOKENIZER")
     [ -z "$RESUME" ] || from=(--resume "$RESUME")
+    local stream=()
+    [ "$STREAM_PROGRAMS" -eq 0 ] || stream=(--stream "$WORK/stream" \
+        --stream-workers "$PACK_WORKERS" --stream-rows "$STREAM_ROWS")
     echo "$PYTHON" -P -m neural_debugger train --config "$CONFIG" --data "$WORK/data" \
         --out "$WORK/run" "${from[@]}" --minutes "$MINUTES" --steps "$STEPS" --lr "$LR" \
-        --device "$DEVICE" --workers "$(nproc)"
+        --device "$DEVICE" --workers "$(nproc)" "${stream[@]}"
+}
+
+# The trainer, and beside it (STREAM_PROGRAMS > 0) the data step writing into $WORK/stream in a
+# process group of its own, ended with the trainer. Writes train.log, stream.log, train.rc.
+job() {
+    local gen="" rc=0
+    rm -rf "$WORK/stream"
+    if [ "$STREAM_PROGRAMS" -gt 0 ]; then
+        data_python
+        local exclude=()
+        [ ! -d "$WORK/data/exclude" ] || exclude=(--exclude "$WORK/data/exclude")
+        stamp "stream: $STREAM_PROGRAMS programs (seed $SEED) on $GEN_WORKERS cores" \
+            > "$WORK/stream.log"
+        setsid nice -n 10 env PYTHONPATH="$project" "$DATA_PYTHON" -P -m neural_debugger.training \
+            data --out "$WORK/stream" --programs "$STREAM_PROGRAMS" --seed "$SEED" \
+            --mix "$MIX" --workers "$GEN_WORKERS" --shard-size 2500 --cruxeval "$CRUXEVAL" \
+            "${exclude[@]}" >> "$WORK/stream.log" 2>&1 < /dev/null &
+        gen=$!
+    fi
+    PYTHONPATH="$project:$site" $(train_command) > "$WORK/train.log" 2>&1 < /dev/null || rc=$?
+    if [ -n "$gen" ]; then
+        kill -- "-$gen" 2>/dev/null || true
+        stamp "stream: stopped with the trainer" >> "$WORK/stream.log"
+    fi
+    echo "$rc" > "$WORK/train.rc"
 }
 
 # 4. Hand back the weights (bf16 shards of at most 16 MiB each, and their index), config.json,
@@ -142,6 +188,8 @@ collect() {
     local f
     mkdir -p "$OUT/model"
     [ -f "$WORK/train.log" ] && cp "$WORK/train.log" "$OUT/train.log"
+    [ -f "$WORK/stream.log" ] && tail -c 200000 "$WORK/stream.log" > "$OUT/stream.log"
+    [ -f "$WORK/stream/stats.json" ] && cp "$WORK/stream/stats.json" "$OUT/stream_stats.json"
     compgen -G "$WORK/run/*.safetensors" >/dev/null || { stamp "no checkpoint yet"; return; }
     for _ in 1 2 3; do
         local before after
@@ -162,7 +210,8 @@ watch_trainer() {
     while [ ! -f "$WORK/train.rc" ] && [ "$(date +%s)" -lt "$until" ]; do
         sleep 10
     done
-    grep -E "^eval|^data|^model|time budget|compile|Error" "$WORK/train.log" | tail -20 || true
+    grep -E "^eval|^data|^model|^stream|time budget|compile|Error" "$WORK/train.log" \
+        | tail -20 || true
     tail -3 "$WORK/train.log" || true
     collect
     if [ -f "$WORK/train.rc" ]; then
@@ -177,18 +226,23 @@ case "$MODE" in
         install
         prepare_data
         stamp "train: config $CONFIG from ${RESUME:-scratch} for $MINUTES min on $DEVICE"
-        PYTHONPATH="$project:$site" $(train_command) 2>&1 | tee "$WORK/train.log"
+        rm -f "$WORK/train.rc"
+        job
+        cat "$WORK/train.log"
         collect
+        exit "$(cat "$WORK/train.rc")"
         ;;
     start)
         install
         prepare_data
         stamp "train (detached): config $CONFIG from ${RESUME:-scratch} for $MINUTES min"
         rm -f "$WORK/train.rc"
-        # setsid: the trainer outlives this command; the next `wait` call watches it
-        PYTHONPATH="$project:$site" setsid bash -c '"$@" > "$0/train.log" 2>&1; echo $? > "$0/train.rc"' \
-            "$WORK" $(train_command) < /dev/null > /dev/null 2>&1 &
+        # setsid: the trainer (and the stream) outlive this command; `wait` calls watch them
+        setsid bash "$0" job < /dev/null > "$WORK/job.log" 2>&1 &
         watch_trainer
+        ;;
+    job)
+        job
         ;;
     wait)
         [ -f "$WORK/train.log" ] || { echo "device_run.sh: no trainer was started here" >&2; exit 2; }

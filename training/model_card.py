@@ -42,6 +42,26 @@ def _data_stats(data_dirs: list[Path]) -> dict[str, Any]:
     return total
 
 
+def _streamed(state: dict[str, Any]) -> list[str]:
+    """Lines on the data each stage took while it trained (``ndb train --stream``)."""
+    this = {"streamed": state.get("streamed") or {}}
+    lines = []
+    for number, stage in enumerate([*state.get("earlier", []), this], 1):
+        streamed = stage.get("streamed") or {}
+        if not streamed:
+            continue
+        made = streamed.get("data", {})
+        lines.append(
+            f"- Stage {number} also trained on data made while it trained: "
+            f"{streamed['shards']:,} shards taken ({streamed['documents']:,} documents, "
+            f"{streamed['target_tokens']:,} target tokens) of {made.get('programs', 0):,} "
+            f"programs made (origins {json.dumps(made.get('origins', {}))}); dropped as CruxEval "
+            f"matches: {made.get('dropped_cruxeval', 0)}, as held-out or evaluation programs: "
+            f"{made.get('dropped_seen', 0):,}"
+        )
+    return lines
+
+
 def _stages(state: dict[str, Any], train_config: dict[str, Any], hardware: str) -> list[str]:
     """One line per training stage (earlier runs this one resumed, then this run), and totals."""
     this = {
@@ -117,13 +137,15 @@ def render(
         "",
         "## Data",
         "",
-        f"- {train_stats['programs']:,} programs, {train_stats['trajectories']:,} trajectories "
+        f"- Carried data: {train_stats['programs']:,} programs, "
+        f"{train_stats['trajectories']:,} trajectories "
         f"(forward {train_stats['directions'].get('forward', 0):,}, inverse "
         f"{train_stats['directions'].get('inverse', 0):,}), {train_stats['states']:,} states",
         f"- Origins: {json.dumps(train_stats['origins'])}",
         f"- Dropped because a function matched a CruxEval function after normalisation: "
         f"{train_stats['dropped_cruxeval']}",
         f"- Actions: {json.dumps(train_stats['actions'])}",
+        *_streamed(state),
     ]
     if evaluation is not None:
         lines += [

@@ -27,8 +27,10 @@ import torch.nn.functional as F
 
 from neural_debugger.protocol.tokens import ACTION_SEP, FRAME_SEP, TRACE_END
 
+from .corpus import Corpus
 from .model import LlamaForCausalLM, ModelConfig, load_pretrained, save_pretrained
 from .shards import read_shards
+from .stream import ShardStream
 from .tokenizer import PAD, load_tokenizer, save_tokenizer, train_tokenizer
 from .windows import cut
 
@@ -286,6 +288,9 @@ class RunState:
     history: list[dict[str, Any]] = field(default_factory=list)
     # the runs this one continues (resumed from a model folder): config, steps, tokens, seconds
     earlier: list[dict[str, Any]] = field(default_factory=list)
+    # data taken while training (--stream): shards, documents, rows, target tokens, and what
+    # the data step reported last (programs made, CruxEval matches dropped, ...)
+    streamed: dict[str, Any] = field(default_factory=dict)
 
 
 def batch_seed(config: TrainConfig, state: RunState) -> int:
@@ -311,6 +316,7 @@ def earlier_stages(model_dir: Path) -> list[dict[str, Any]]:
         "tokens": state["tokens_seen"],
         "seconds": state["train_seconds"],
         "val_loss": history[-1].get("val_loss"),
+        "streamed": state.get("streamed") or {},
     }
     return [*state.get("earlier", []), stage]
 
@@ -344,6 +350,9 @@ def train(
     log=print,
     tokenizer_from: Path | None = None,
     workers: int = 1,
+    stream: Path | None = None,
+    stream_workers: int = 1,
+    stream_rows: int = 0,
 ) -> RunState:
     """Train ``config`` on the shards in ``train_dir``; write checkpoints and the model to
     ``out_dir``. ``resume_from`` is a model folder (e.g. the shipped model) or a run folder
@@ -351,7 +360,11 @@ def train(
 
     ``tokenizer_from``: a model folder whose tokenizer a new model (no ``resume_from``) takes
     instead of training one, so that a larger model speaks the same tokens as the shipped one.
-    ``workers``: processes that pack the data (see :func:`pack`)."""
+    ``workers``: processes that pack the data (see :func:`pack`).
+
+    ``stream``: a folder a concurrent ``ndb data`` fills; its shards are packed as they close
+    (``stream_workers`` processes) and join the corpus, which holds ``stream_rows`` rows at most
+    and then overwrites its oldest (:mod:`.corpus`, :mod:`.stream`)."""
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     torch.manual_seed(config.seed)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -417,12 +430,18 @@ def train(
     if resume_state is not None and resume_state.exists():
         optimizer.load_state_dict(saved["optimizer"])
     step_fn = torch.compile(model) if on_gpu else model
-    if on_gpu:  # the whole corpus fits on the card: no host copy per step
-        train_data.tokens = train_data.tokens.to(device)
-        train_data.weights = train_data.weights.to(device)
+    # the whole corpus fits on the card: no host copy per step
+    corpus = Corpus(train_data.tokens, train_data.weights, stream_rows, device)
+    del train_data
+    feed = None
+    if stream is not None:
+        feed = ShardStream(
+            stream, tokenizer, config.block_size, pad_id, stream_workers, seed=config.seed + 2
+        )
+        for key in ("shards", "documents", "rows", "target_tokens", "failed_shards"):
+            state.streamed.setdefault(key, 0)
 
     generator = torch.Generator().manual_seed(batch_seed(config, state))
-    rows = len(train_data.tokens)
     started = run_started = time.monotonic()
     deadline = started + max_minutes * 60 if max_minutes else None
     first_step = state.step
@@ -432,9 +451,9 @@ def train(
         lr = learning_rate(state.step, config, time_progress=spent)
         for group in optimizer.param_groups:
             group["lr"] = lr
-        pick = torch.randint(0, rows, (config.batch_size,), generator=generator)
-        pick = pick.to(train_data.tokens.device)
-        tokens, weights = train_data.tokens[pick], train_data.weights[pick]
+        if feed is not None and state.step % STREAM_POLL_STEPS == 0:
+            take_stream(feed, corpus, state, log)
+        tokens, weights = corpus.sample(config.batch_size, generator)
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=on_gpu):
             try:
                 loss = batch_loss(step_fn, tokens, weights)
@@ -473,7 +492,35 @@ def train(
             log(f"time budget of {max_minutes} min reached at step {state.step}")
             break
     checkpoint(model, optimizer, state, config, out_dir)
+    if feed is not None:
+        feed.close()
     return state
+
+
+STREAM_POLL_STEPS = 20  # how often the loop takes what the stream has packed
+
+
+def take_stream(feed: ShardStream, corpus: Corpus, state: RunState, log=print) -> None:
+    """Add the shards the stream packed since the last call to the corpus; count them."""
+    parts = feed.poll()
+    for part in parts:
+        corpus.add(part.tokens, part.weights)
+        state.streamed["shards"] += 1
+        state.streamed["documents"] += part.documents
+        state.streamed["rows"] += len(part.tokens)
+        state.streamed["target_tokens"] += part.target_tokens
+    if feed.failures:
+        log(f"stream: {len(feed.failures)} shard(s) could not be packed, skipped: {feed.failures}")
+        state.streamed["failed_shards"] += len(feed.failures)
+        feed.failures.clear()
+    keys = ("programs", "trajectories", "dropped_cruxeval", "dropped_seen", "origins", "mix")
+    state.streamed["data"] = {k: feed.generator[k] for k in keys if k in feed.generator}
+    if parts:
+        log(
+            f"stream: {state.streamed['shards']} shards taken "
+            f"({state.streamed['rows']:,} rows); corpus {corpus.filled:,}/{corpus.capacity:,} "
+            f"rows, {corpus.overwritten:,} overwritten"
+        )
 
 
 def checkpoint(model, optimizer, state: RunState, config: TrainConfig, out_dir: Path) -> None:

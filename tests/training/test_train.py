@@ -92,7 +92,7 @@ def test_tiny_training_lowers_the_loss_and_the_model_reloads(data: Path, tmp_pat
     assert "- Stage 1: config `tiny`" in card and "(resumed from the weights above)" in card
     assert f"In all: {140 * stage.tokens_per_step:,} tokens seen" in card
     programs = json.loads((data / "train" / "stats.json").read_text())["programs"]
-    assert f"- {2 * programs:,} programs" in card  # two data folders, added up
+    assert f"- Carried data: {2 * programs:,} programs" in card  # two data folders, added up
 
 
 def test_each_stage_and_step_draws_its_own_batches() -> None:
