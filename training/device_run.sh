@@ -15,8 +15,9 @@
 #   WAIT=500 training/device_run.sh start    # there: set up, start the trainer, watch 500 s
 #   WAIT=540 training/device_run.sh wait     # there, next call: watch until done or 540 s
 #   make device-stream-kit   # here: the data Python, a little carried data, the exclusions
-#   STREAM_PROGRAMS=2000000 WAIT=500 training/device_run.sh start   # there: data made on the
-#       cores while the GPU trains, each shard taken as it lands (ndb train --stream)
+#   STREAM_PROGRAMS=400000 STREAM_ROWS=250000 WAIT=200 training/device_run.sh start   # there:
+#       data made on the cores while the GPU trains, each shard taken as it lands (ndb train
+#       --stream); the first lands minutes in, later for larger requests (README: stage 2)
 #
 # .carry/ holds the wheels the image's Python 3.12 lacks (wheels/), and either the data
 # (data.tar.xz: train/ and heldout/ shards) or what makes it there: the CruxEval file the data
