@@ -45,6 +45,18 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="only predictions whose history outgrows the model's window, so the session drops "
         "its oldest states (decoded by the embedded engine, as with --constrained)",
     )
+    ns.add_argument(
+        "--check",
+        type=int,
+        default=1,
+        help="steps back keep the best of K candidates by the forward model's check "
+        "(decoded by the embedded engine, as with --constrained)",
+    )
+    ns.add_argument(
+        "--actions",
+        default=None,
+        help="only these actions, comma-separated (the same items as a run over all actions)",
+    )
     ns.set_defaults(run=run_next_state)
 
     hz = tasks.add_parser(
@@ -114,6 +126,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="sampling temperature (default 0.8 with --samples > 1, else 0: greedy)",
     )
     cx.add_argument("--seed", type=int, default=0, help="seeds every sampled draw")
+    cx.add_argument(
+        "--check",
+        type=int,
+        default=1,
+        help="local, constrained, input task: keep the best of K candidate inputs by the "
+        "forward model's check (model_backend/forward_check.py)",
+    )
     cx.add_argument("--out", type=Path, default=None)
     cx.set_defaults(run=run_cruxeval)
 
@@ -143,6 +162,8 @@ TRAJECTORY_ORIGINS = ("generated", "stdlib", "package", "repo")
 
 
 def run_next_state(args: argparse.Namespace) -> int:
+    from neural_debugger.protocol import ActionKind
+
     from .next_state import evaluate, format_table
 
     origins = tuple(o.strip() for o in args.origins.split(",")) if args.origins else None
@@ -152,6 +173,15 @@ def run_next_state(args: argparse.Namespace) -> int:
             f"ndb eval next-state: error: unknown origin {', '.join(unknown)}; "
             f"choose from {', '.join(TRAJECTORY_ORIGINS)}"
         )
+        return 2
+    if args.check < 1:
+        print("ndb eval next-state: error: --check must be at least 1")
+        return 2
+    actions = tuple(a.strip() for a in args.actions.split(",")) if args.actions else None
+    known = {kind.value for kind in ActionKind}
+    if actions is not None and not set(actions) <= known:
+        wrong = ", ".join(sorted(set(actions) - known))
+        print(f"ndb eval next-state: error: unknown action {wrong}")
         return 2
     if args.unseen is not None and not args.unseen.is_dir():
         print(f"ndb eval next-state: error: --unseen {args.unseen} is not a folder of shards")
@@ -165,6 +195,8 @@ def run_next_state(args: argparse.Namespace) -> int:
         origins=origins,
         unseen=args.unseen,
         long_sessions=args.long,
+        check=args.check,
+        actions=actions,
     )
     command = f"ndb eval next-state --model {args.model} --data {args.data}"
     command += f" --per-action {args.per_action}" + (f" --seed {args.seed}" if args.seed else "")
@@ -172,6 +204,8 @@ def run_next_state(args: argparse.Namespace) -> int:
     command += f" --origins {args.origins}" if args.origins else ""
     command += f" --unseen {args.unseen}" if args.unseen else ""
     command += " --long" if args.long else ""
+    command += f" --check {args.check}" if args.check > 1 else ""
+    command += f" --actions {args.actions}" if args.actions else ""
     results["command"] = command + (f" --out {args.out}" if args.out else "")
     print(format_table(results))
     _write(results, args.out)
@@ -221,6 +255,8 @@ def cruxeval_command(args: argparse.Namespace) -> str:
         parts.append(f"--seed {args.seed}")
     elif args.temperature:
         parts += [f"--temperature {args.temperature:g}", f"--seed {args.seed}"]
+    if args.check > 1:
+        parts.append(f"--check {args.check}")
     if args.out is not None:
         parts.append(f"--out {args.out}")
     return " ".join(parts)
@@ -254,6 +290,10 @@ def run_cruxeval(args: argparse.Namespace) -> int:
         return fail("sampling needs --constrained (the raw model is measured greedy)")
     if args.backend == "vllm" and not args.vllm_url:
         return fail("--backend vllm needs --vllm-url")
+    if args.check < 1:
+        return fail("--check must be at least 1")
+    if args.check > 1 and (args.backend != "local" or raw):
+        return fail("--check needs --backend local --constrained (it scores with the model)")
     if args.action not in cruxeval.ACTIONS[args.task]:
         options = " or ".join(cruxeval.ACTIONS[args.task])
         return fail(f"{args.action} does not predict the {args.task}; use {options}")
@@ -267,7 +307,12 @@ def run_cruxeval(args: argparse.Namespace) -> int:
         else:
             predict = stack.enter_context(
                 cruxeval.engine_predictor(
-                    args.backend, args.model, args.vllm_url, args.temperature, args.seed
+                    args.backend,
+                    args.model,
+                    args.vllm_url,
+                    args.temperature,
+                    args.seed,
+                    args.check,
                 )
             )
         results = cruxeval.run(items, args.task, args.action, predict, args.backend, args.samples)
@@ -282,6 +327,8 @@ def run_cruxeval(args: argparse.Namespace) -> int:
             if args.samples == 1 and not args.temperature
             else (f" sampled, temperature {args.temperature:g}")
         )
+        if args.check > 1 and args.task == "input":
+            decoding += f", checked forwards ({args.check} candidates)"
     meta = {
         "decoding": decoding,
         "model": str(args.model) if args.backend in ("local", "vllm") else None,

@@ -288,11 +288,14 @@ def engine_predictor(
     vllm_urls: Sequence[str] = (),
     temperature: float = 0.0,
     seed: int = 0,
+    check: int = 1,
 ) -> Iterator[Predictor]:
     """A predictor over a backend engine (``local`` under the grammar, ``vllm`` or ``oracle``),
     each item a fresh session, as a debug session on that function would be.
 
     ``temperature`` 0 is greedy; above 0 each draw is sampled with its own :func:`draw_seed`.
+    ``check`` > 1: an inverse prediction keeps the best of that many candidates by the forward
+    model's check (:mod:`neural_debugger.model_backend.forward_check`; the local engine only).
     A prediction the engine cannot finish (budget passed, server down) yields its partial text,
     scored unusable. The oracle runs ``f(input)`` for real; for the input task, where ``f``
     returned from another ``return`` than the prompt's last one, it starts from the real return
@@ -311,7 +314,9 @@ def engine_predictor(
         history = History(trajectory.code, trajectory.states, trajectory.actions)
         inverse = action.kind.is_inverse
         program = Program(path="cruxeval.py", source=item.code, entry=f"{item.entry}({item.input})")
-        options = DecodeOptions(temperature=temperature, seed=draw_seed(seed, item, draw))
+        options = DecodeOptions(
+            temperature=temperature, seed=draw_seed(seed, item, draw), check=check
+        )
         try:
             session = await engine.open(program, inverse=inverse)
         except BackendError as err:

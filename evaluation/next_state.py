@@ -143,22 +143,28 @@ def score(predicted_text: str, target: State) -> dict[str, Any]:
     return result
 
 
-def _constrained(loaded: LoadedModel, item: Item) -> str:
-    """The embedded engine's greedy state under the grammar (a budget overrun counts as wrong)."""
+def _constrained(loaded: LoadedModel, item: Item, check: int = 1) -> str:
+    """The embedded engine's greedy state under the grammar (a budget overrun counts as wrong);
+    ``check`` > 1: a step back keeps the best of that many candidates by the forward check."""
     assert item.history is not None and item.next_action is not None
     session = LocalSession(loaded, item.history.code)
+    options = DecodeOptions(check=check, seed=0)
     try:
-        return session.predict_now(item.history, item.next_action, DecodeOptions()).text
+        return session.predict_now(item.history, item.next_action, options).text
     except BackendError as err:
         return getattr(err, "text", "")
 
 
 def predict_and_score(
-    items: Iterable[Item], model_dir: Path, device: str = "cpu", constrained: bool = False
+    items: Iterable[Item],
+    model_dir: Path,
+    device: str = "cpu",
+    constrained: bool = False,
+    check: int = 1,
 ) -> list[dict[str, Any]]:
     """Each item's score (see :func:`score`); ``constrained``: decoded by the embedded engine
     under the grammar (what a debug session shows) instead of unconstrained greedy (the raw
-    model)."""
+    model), with steps back checked forwards over ``check`` candidates when above 1."""
     loaded = load_model(Path(model_dir).resolve(), device) if constrained else None
     if loaded is None:
         model = load_pretrained(model_dir, device=device)
@@ -166,7 +172,7 @@ def predict_and_score(
     scores = []
     for item in items:
         if loaded is not None:
-            text = _constrained(loaded, item)
+            text = _constrained(loaded, item, check)
         else:
             text = greedy_state(model, tokenizer, item.prompt)
         scores.append(score(text, item.target))
@@ -220,15 +226,24 @@ def evaluate(
     origins: tuple[str, ...] | None = None,
     unseen: Path | None = None,
     long_sessions: bool = False,
+    check: int = 1,
+    actions: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
     """Exact match per action and per component, on held-out shards (see :func:`load_items`
     for ``origins`` and ``unseen``). ``long_sessions``: only predictions whose whole history
     does not fit the model's window, decoded by the embedded engine, which drops the oldest
-    states as a long debug session does."""
+    states as a long debug session does. ``check`` > 1 (constrained): steps back keep the best
+    of that many candidates by the forward check. ``actions``: only these (the same items as a
+    run over all actions)."""
     beyond = outgrows_window(model_dir) if long_sessions else None
     items = load_items(data_dir, per_action, seed, prompt_limit(model_dir), origins, unseen, beyond)
-    constrained = constrained or long_sessions
-    scores = predict_and_score(items, model_dir, device, constrained)
+    if actions is not None:
+        items = [item for item in items if item.action in actions]
+    constrained = constrained or long_sessions or check > 1
+    scores = predict_and_score(items, model_dir, device, constrained, check)
+    decoding = "constrained (embedded engine)" if constrained else "unconstrained greedy"
+    if check > 1:
+        decoding += f", steps back checked forwards ({check} candidates)"
     by_action: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for item, result in zip(items, scores, strict=True):
         by_action[item.action].append(result)
@@ -236,7 +251,7 @@ def evaluate(
         "model": str(model_dir),
         "data": str(data_dir),
         "per_action": per_action,
-        "decoding": "constrained (embedded engine)" if constrained else "unconstrained greedy",
+        "decoding": decoding,
         "origins": list(origins) if origins else "all",
         "unseen_in": str(unseen) if unseen else None,
         "prompts": "beyond the window (oldest states dropped)" if long_sessions else "whole",

@@ -155,7 +155,9 @@ def cruxeval_markdown(results: dict[str, dict[str, Any]]) -> list[str]:
 EXTRA_NEXT_STATE_COLUMNS = (
     ("next_state_real", "exact, unseen real functions (n)"),
     ("next_state_long", "exact, history beyond the window (n)"),
+    ("next_state_checked", "exact, steps back checked forwards (n)"),
 )
+INVERSE_ONLY_COLUMNS = frozenset({"next_state_checked"})  # the check changes steps back only
 
 
 def next_state_markdown(results: dict[str, dict[str, Any]]) -> list[str]:
@@ -167,13 +169,13 @@ def next_state_markdown(results: dict[str, dict[str, Any]]) -> list[str]:
     # extra exact-match columns, where measured: held-out real code (stdlib, package, repo) of
     # functions never trained on, and histories too long for the window (oldest states dropped)
     extras = [
-        (results[name], header)
+        (results[name], header, name in INVERSE_ONLY_COLUMNS)
         for name, header in EXTRA_NEXT_STATE_COLUMNS
         if results.get(name) is not None
     ]
     lines = [
         "| action | n | exact, raw | exact, under the grammar |"
-        + "".join(f" {header} |" for _, header in extras)
+        + "".join(f" {header} |" for _, header, _ in extras)
         + " event | source line | locals | value | parsed | paper, 32B |",
         "|---|---|---|---|" + "---|" * len(extras) + "---|---|---|---|---|---|",
     ]
@@ -188,8 +190,10 @@ def next_state_markdown(results: dict[str, dict[str, Any]]) -> list[str]:
             pct(raw_row.get("exact", {}).get("rate")),
             pct(con_row.get("exact", {}).get("rate")),
         ]
-        for extra, _ in extras:
+        for extra, _, inverse_only in extras:
             exact = extra["results"].get(action, {}).get("exact")
+            if inverse_only and not action.startswith("inv_"):
+                exact = None
             cells.append(f"{pct(exact['rate'])} ({exact['n']})" if exact else "–")
         cells += [
             *[pct(row.get(c, {}).get("rate")) for c in (*COMPONENT_NAMES, "parsed")],

@@ -62,6 +62,10 @@ class DecodeOptions:
     ``temperature``, 1.0 when left at 0) and returns the most frequent one: the majority vote the
     paper suggests for long jumps (continue, breakpoints, inverse calls). ``max_new_tokens`` is a
     hard budget per state; ``seed`` makes sampling repeatable.
+
+    ``check`` > 1, for a step back (inverse actions): decode the greedy state and ``check`` - 1
+    samples (at ``temperature``, 1.0 when left at 0) and keep the one the forward model best
+    leads back from (:mod:`.forward_check`); engines without the model's scores ignore it.
     """
 
     temperature: float = 0.0
@@ -70,12 +74,13 @@ class DecodeOptions:
     samples: int = 1
     seed: int | None = None
     max_new_tokens: int = 512
+    check: int = 1
 
     def __post_init__(self) -> None:
         if self.temperature < 0 or not 0 < self.top_p <= 1 or self.top_k < 1:
             raise ValueError("temperature >= 0, 0 < top_p <= 1 and top_k >= 1 are required")
-        if self.samples < 1 or self.max_new_tokens < 1:
-            raise ValueError("samples and max_new_tokens must be at least 1")
+        if self.samples < 1 or self.max_new_tokens < 1 or self.check < 1:
+            raise ValueError("samples, max_new_tokens and check must be at least 1")
 
     @property
     def greedy(self) -> bool:
@@ -137,7 +142,9 @@ class Prediction:
 
     ``votes`` is (votes for this state, samples drawn) under majority vote, else ``None``.
     ``generated`` counts tokens the model chose, ``forced`` tokens the constraints fixed (they cost
-    no decoding step), ``model_calls`` the forward passes spent.
+    no decoding step), ``model_calls`` the forward passes spent. ``logprob`` is the summed
+    log-probability of the chosen tokens, where the engine has it; ``checked`` is (distinct
+    candidates the forward model scored, candidates drawn) when a step back was checked.
     """
 
     state: State
@@ -147,6 +154,8 @@ class Prediction:
     forced: int = 0
     model_calls: int = 0
     votes: tuple[int, int] | None = None
+    logprob: float | None = None
+    checked: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -239,4 +248,5 @@ def written_prediction(
         generated=generated,
         forced=forced,
         model_calls=model_calls,
+        logprob=sum(logprobs.values()),
     )

@@ -17,14 +17,14 @@ import functools
 import json
 import random
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import anyio
 import torch
 
 from neural_debugger.paths import default_model_dir
-from neural_debugger.protocol import Action
+from neural_debugger.protocol import Action, standalone
 from neural_debugger.tracer.program import Program
 
 from .backend import (
@@ -39,6 +39,7 @@ from .backend import (
     written_prediction,
 )
 from .flow import Expected
+from .forward_check import ForwardScorer, forward_view
 from .grammar import FORWARD_KINDS, INVERSE_KINDS, SourceLines, StateWriter
 from .prompt import PromptBuilder, answer_budget
 from .vocab import Vocab
@@ -122,6 +123,7 @@ class LocalSession:
         self._lock = threading.Lock()
         self.prompts = PromptBuilder(loaded.vocab, code, loaded.window)
         self.stats = {"fed": 0, "reencoded": 0}
+        self._forward: ForwardScorer | None = None  # made on the first checked step back
 
     # ---- the interface ---------------------------------------------------------------
 
@@ -144,6 +146,7 @@ class LocalSession:
             self.ids = []
             self.cache.keys, self.cache.values = [], []
             self.cache.capacity = self.cache.length = 0
+            self._forward = None
 
     # ---- the work (in a worker thread) --------------------------------------------------
 
@@ -163,11 +166,64 @@ class LocalSession:
             seed = options.seed if options.seed is not None else random.randrange(1 << 31)
             generator = torch.Generator().manual_seed(seed)
             expected = self.source.expect(history, action)
+            if options.check > 1 and action.kind.is_inverse:
+                return self._checked(history, action, prompt, expected, options, generator, cancel)
             draws = [
                 self._decode(prompt, kinds, expected, options, generator, cancel)
                 for _ in range(options.samples)
             ]
             return draws[0] if options.samples == 1 else majority(draws)
+
+    def _checked(
+        self,
+        history: History,
+        action: Action,
+        prompt: list[int],
+        expected: Expected,
+        options: DecodeOptions,
+        generator: torch.Generator,
+        cancel: threading.Event | None,
+    ) -> Prediction:
+        """A step back checked forwards: the greedy state and ``check - 1`` samples, the one with
+        the highest inverse plus forward log-probability kept (:mod:`.forward_check`)."""
+        greedy = replace(options, temperature=0.0, samples=1, check=1)
+        sampled = replace(options, temperature=options.sampling_temperature, samples=1, check=1)
+        later = standalone(history.states, len(history.states) - 1)
+        scorer = self._scorer()
+        best: tuple[float, Prediction] | None = None
+        seen: set[str] = set()
+        calls = 0
+        for k in range(options.check):
+            draw = self._decode(
+                prompt, INVERSE_KINDS, expected, greedy if k == 0 else sampled, generator, cancel
+            )
+            calls += draw.model_calls
+            key = draw.state.model_dump_json()
+            if key in seen:
+                continue
+            seen.add(key)
+            step = forward_view(draw.state, later, action.kind)
+            forward = None if step is None else scorer.logprob(step)
+            if forward is None:
+                if k == 0:  # nothing to check the greedy state against: keep it
+                    return draw
+                continue
+            total = (draw.logprob or 0.0) + forward
+            if best is None or total > best[0]:
+                best = (total, draw)
+        assert best is not None
+        return replace(
+            best[1], model_calls=calls + scorer.calls, checked=(len(seen), options.check)
+        )
+
+    def _scorer(self) -> ForwardScorer:
+        """The forward scorer over this session's code (its header cache kept between steps)."""
+        if self._forward is None:
+            self._forward = ForwardScorer(
+                self.loaded.model, self.vocab, self.code, self.loaded.window
+            )
+        self._forward.calls = 0
+        return self._forward
 
     def prompt_ids(self, history: History, action: Action, budget: int) -> list[int]:
         return self.prompts.ids(history, action, budget)

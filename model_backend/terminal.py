@@ -91,6 +91,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object per stop")
     p.add_argument("--temperature", type=float, default=0.0, help="0: greedy (default)")
     p.add_argument("--samples", type=int, default=1, help="k samples, majority vote")
+    p.add_argument(
+        "--check",
+        type=int,
+        default=1,
+        help="steps back: keep the best of K candidates, checked by running the model forwards",
+    )
     p.add_argument("--seed", type=int)
     p.add_argument("--max-tokens", type=int, default=512, help="token budget per state")
     p.set_defaults(run=run)
@@ -327,9 +333,12 @@ async def main(args: argparse.Namespace) -> int:
         for line in args.breaks:
             if not 1 <= line <= len(program.lines) or not program.lines[line - 1].strip():
                 raise ValueError(f"--break {line} is not a statement line of the program")
+        if args.check > 1 and args.backend != "local":
+            raise ValueError("--check (steps back checked forwards) needs --backend local")
         options = DecodeOptions(
             temperature=args.temperature,
             samples=args.samples,
+            check=args.check,
             seed=args.seed,
             max_new_tokens=args.max_tokens,
         )

@@ -67,11 +67,14 @@ def describe_backend(args: LaunchArguments) -> str:
 
 async def open_session(args: LaunchArguments, pool: EnginePool) -> DebugSession:
     """The debug session a launch asks for, at its first stop."""
+    if args.check > 1 and args.backend != "local":
+        raise LaunchError("check (steps back checked forwards) needs the local backend")
     try:
         program = load_program(_resolve(args.program, args.cwd), args.entry)
         options = DecodeOptions(
             temperature=args.temperature,
             samples=args.samples,
+            check=args.check,
             seed=args.seed,
             max_new_tokens=args.max_tokens,
         )

@@ -104,6 +104,7 @@ class LaunchArguments(DapModel):
     vllm_url: str | list[str] | None = None
     temperature: float = Field(0.0, ge=0)
     samples: int = Field(1, ge=1, le=64)
+    check: int = Field(1, ge=1, le=32)
     seed: int | None = None
     max_tokens: int = Field(512, ge=1, le=8192)
     inverse: str | None = None

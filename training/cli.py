@@ -45,6 +45,13 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
         help="CruxEval JSONL to filter against (default: shared/benchmarks/cruxeval.jsonl)",
     )
     data.add_argument(
+        "--eager",
+        action="store_true",
+        help="for a streaming trainer: start the other origins' programs while the repository "
+        "calls are harvested, so the first shard lands sooner (which shard holds which program "
+        "then depends on timing)",
+    )
+    data.add_argument(
         "--exclude",
         type=Path,
         default=None,
@@ -148,7 +155,12 @@ def run_data(args: argparse.Namespace) -> int:
     )
     try:
         stats = generate_data(
-            spec, args.out, str(cruxeval), workers=args.workers, exclude=args.exclude
+            spec,
+            args.out,
+            str(cruxeval),
+            workers=args.workers,
+            exclude=args.exclude,
+            eager=args.eager,
         )
     except ValueError as err:
         print(f"ndb data: error: {err}")

@@ -26,9 +26,11 @@ import os
 import platform
 import random
 import sys
+import threading
 from collections import Counter
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -273,9 +275,17 @@ def generate_data(
     cruxeval_path: str | None,
     workers: int | None = None,
     exclude: Path | None = None,
+    eager: bool = False,
 ) -> DataStats:
     """Generate ``spec`` into ``out_dir`` (shards + stats.json) using ``workers`` processes;
-    programs that appear in the shards of ``exclude`` (the training data) are left out."""
+    programs that appear in the shards of ``exclude`` (the training data) are left out.
+
+    ``eager``: for a trainer waiting on the first shard (``ndb train --stream``). Harvesting
+    the repository calls takes the main process a minute or more before any program can be
+    made; eagerly, the other origins' chunks start at once and the repository chunks join
+    as soon as their calls are ready. The same programs are made, but which shard holds
+    which depends on timing.
+    """
     seen = frozenset(rec["source_hash"] for rec in read_shards(exclude)) if exclude else frozenset()
     out_dir.mkdir(parents=True, exist_ok=True)
     for old in [*out_dir.glob("shard-*.jsonl"), out_dir / "stats.json"]:
@@ -288,28 +298,46 @@ def generate_data(
         "functions": spec.functions,
         "python": platform.python_version(),
     }
-    candidates: list[RepoCandidate] = []
-    if counts.get("repo", 0) > 0:
-        candidates, extra["repo_harvest"] = _repo_candidates(
-            spec, counts["repo"], cruxeval_path, workers
+    harvesting: Future[tuple[list[RepoCandidate], dict[str, Any]]] | None = None
+    slots: threading.Semaphore | None = None
+    background = ThreadPoolExecutor(1) if eager and counts.get("repo", 0) > 0 else None
+    if background is not None:
+        harvesting = background.submit(
+            _repo_candidates, spec, counts["repo"], cruxeval_path, workers
         )
-    jobs = _jobs(spec, counts, candidates, cruxeval_path, seen)
+        slots = threading.Semaphore(2 * workers)  # jobs handed out and not yet taken back
+        jobs: Iterable[Job] = _eager_jobs(
+            spec, counts, harvesting, cruxeval_path, seen, extra, slots
+        )
+    else:
+        candidates: list[RepoCandidate] = []
+        if counts.get("repo", 0) > 0:
+            candidates, extra["repo_harvest"] = _repo_candidates(
+                spec, counts["repo"], cruxeval_path, workers
+            )
+        jobs = _jobs(spec, counts, candidates, cruxeval_path, seen)
     total = DataStats()
     writer = ShardWriter(out_dir, spec.shard_size)
 
     def take(results: Iterator) -> None:
         for records, stats in results:
+            if slots is not None:
+                slots.release()
             opened = writer.index
             writer.write(records)
             total.add(stats)
             if writer.index > opened:  # a shard was closed: tell a reader that trains on them
                 _write_stats(out_dir, total, extra, complete_shards=writer.index - 1)
 
-    if workers == 1:
-        take(map(_work, jobs))
-    else:
-        with mp.get_context("spawn").Pool(workers) as pool:
-            take(pool.imap(_work, jobs))
+    try:
+        if workers == 1:
+            take(map(_work, jobs))
+        else:
+            with mp.get_context("spawn").Pool(workers) as pool:
+                take(pool.imap(_work, jobs))
+    finally:
+        if background is not None:
+            background.shutdown(wait=True)
     writer.close()
     _write_stats(out_dir, total, extra, complete_shards=writer.index, complete=True)
     return total
@@ -358,6 +386,45 @@ def _jobs(
     for i in range(longest):
         out.extend(jobs[i] for jobs in per_kind if i < len(jobs))
     return out
+
+
+def _eager_jobs(
+    spec: DataSpec,
+    counts: dict[str, int],
+    harvesting: Future[tuple[list[RepoCandidate], dict[str, Any]]],
+    cruxeval_path: str | None,
+    seen: frozenset[str],
+    extra: dict[str, Any],
+    slots: threading.Semaphore,
+) -> Iterator[Job]:
+    """The jobs of :func:`_jobs`, the other origins' first while the repository calls are
+    harvested (``harvesting``), then the rest in their usual order with the calls filled in.
+
+    The pool's feeder thread would draw every job at once; ``slots`` (released as results come
+    back) keeps only a few in flight, so the usual mix of origins resumes once the harvest is
+    done instead of after every other job. It waits on the harvest only when no other job is
+    left."""
+    planned = _jobs(spec, counts, [], cruxeval_path, seen)  # same chunks, no candidates yet
+    others = [job for job in planned if job.kind != "repo"]
+    given = 0
+    while given < len(others):
+        slots.acquire()
+        if harvesting.done():
+            slots.release()
+            break
+        yield others[given]
+        given += 1
+    candidates, extra["repo_harvest"] = harvesting.result()
+    started = {id(job) for job in others[:given]}
+    for job in planned:
+        if job.kind == "repo":
+            start = job.chunk * CHUNK * REPO_SPARES
+            part = tuple(candidates[start : start + job.count * REPO_SPARES])
+            job = replace(job, candidates=part)
+        elif id(job) in started:
+            continue
+        slots.acquire()
+        yield job
 
 
 def _repo_candidates(

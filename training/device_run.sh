@@ -169,7 +169,7 @@ job() {
             > "$WORK/stream.log"
         setsid nice -n 10 env PYTHONPATH="$project" "$DATA_PYTHON" -P -m neural_debugger.training \
             data --out "$WORK/stream" --programs "$STREAM_PROGRAMS" --seed "$SEED" \
-            --mix "$MIX" --workers "$GEN_WORKERS" --shard-size 2500 --cruxeval "$CRUXEVAL" \
+            --mix "$MIX" --workers "$GEN_WORKERS" --shard-size 2500 --eager --cruxeval "$CRUXEVAL" \
             "${exclude[@]}" >> "$WORK/stream.log" 2>&1 < /dev/null &
         gen=$!
     fi

@@ -182,6 +182,8 @@ def test_the_cli_writes_a_results_file_with_its_command(tmp_path: Path) -> None:
     assert ndb([*argv[:3], "output", "--action", "inv_step_call", "--data", str(data)]) == 2
     assert ndb([*argv[:6], "--data", str(data), "--samples", "2"]) == 2
     assert ndb([*argv[:6], "--backend", "vllm", "--data", str(data)]) == 2
+    # the forward check needs the embedded model's scores
+    assert ndb([*argv[:6], "--backend", "identity", "--data", str(data), "--check", "4"]) == 2
 
 
 MODEL = default_model_dir()
@@ -213,3 +215,18 @@ def test_two_sampled_runs_with_one_seed_give_identical_records() -> None:
     first, second = sampled(), sampled()
     assert first["records"] == second["records"]
     assert first["pass@3"] >= first["pass@1"]
+
+
+@needs_model
+def test_a_checked_input_run_is_repeatable_and_says_how_it_decoded(tmp_path: Path) -> None:
+    data = tmp_path / "items.jsonl"
+    data.write_text("".join(json.dumps(vars(item)) + "\n" for item in ITEMS[:3]))
+    argv = ["eval", "cruxeval", "--task", "input", "--action", "inv_step_call", "--constrained"]
+    argv += ["--data", str(data), "--check", "4"]
+    results = []
+    for name in ("a.json", "b.json"):
+        assert ndb([*argv, "--out", str(tmp_path / name)]) == 0
+        results.append(json.loads((tmp_path / name).read_text()))
+    assert results[0]["records"] == results[1]["records"]  # candidates are drawn seeded
+    assert results[0]["decoding"] == "constrained greedy, checked forwards (4 candidates)"
+    assert results[0]["command"].endswith(f"--check 4 --out {tmp_path / 'a.json'}")

@@ -160,3 +160,23 @@ def test_real_code_held_out_by_function_gets_its_own_column(results: Path, tmp_p
     assert "| step_into | 10 | – | 70.0% | 40.0% (5) | 90.0% |" in block
     assert "| inv_step_call | 8 | – | 25.0% | – | 100.0% |" in block
     assert "`ndb eval next-state --constrained --unseen data/train`" in block
+
+
+def test_steps_back_checked_forwards_fill_their_column_for_inverse_actions_only(
+    results: Path, tmp_path: Path
+) -> None:
+    checked = {
+        "model": "models/ndb-small",
+        "decoding": "constrained (embedded engine), steps back checked forwards (8 candidates)",
+        "command": "ndb eval next-state --constrained --check 8",
+        "results": {
+            "step_into": {"parsed": rate(10, 10), "exact": rate(10, 7)},  # unchanged by a check
+            "inv_step_call": {"parsed": rate(8, 8), "exact": rate(8, 4)},
+        },
+    }
+    (results / "next_state_checked.json").write_text(json.dumps(checked))
+    block = report.report(results, tmp_path / "plots", None)
+    assert "exact, steps back checked forwards (n)" in block
+    assert "| step_into | 10 | – | 70.0% | – | 90.0% |" in block
+    assert "| inv_step_call | 8 | – | 25.0% | 50.0% (8) | 100.0% |" in block
+    assert "`ndb eval next-state --constrained --check 8`" in block

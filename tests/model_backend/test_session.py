@@ -139,6 +139,8 @@ def test_ndb_debug_oracle_json_stops() -> None:
     assert bad.returncode == 2 and "unknown action 'jump'" in bad.stderr
     missing = _ndb(str(ROOT / "no_such.py"), "--script", "step_into")
     assert missing.returncode == 2 and "no_such.py" in missing.stderr
+    unchecked = _ndb(str(EXAMPLE), "--backend", "oracle", "--check", "4", "--script", "step_into")
+    assert unchecked.returncode == 2 and "--check" in unchecked.stderr
 
 
 def test_ndb_debug_interactive_prompt_takes_pdb_like_commands() -> None:

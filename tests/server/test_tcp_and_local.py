@@ -112,3 +112,23 @@ async def test_a_long_prediction_shows_progress_the_user_can_cancel(
     stopped = await dap.next_event("stopped", "exited")
     assert stopped["event"] == "stopped" and stopped["body"]["reason"] == "pause"
     assert (await dap.top())["line"] == 1  # still the first stop: nothing was half-recorded
+
+
+async def test_inverse_session_checks_its_steps_back_with_the_local_model(
+    connect: Callable[[], Awaitable[DapClient]],
+) -> None:
+    dap = await connect()
+    await dap.ok("initialize", adapterID="ndb")
+    message = await dap.refused(
+        "launch", program=str(EXAMPLE), entry=ENTRY, backend="oracle", inverse="[1, 2]", check=4
+    )
+    assert "local backend" in message  # nothing else can score a candidate forwards
+
+    checked = await connect()
+    await checked.start(backend="local", inverse="[1, 2, 3]", check=4, seed=1)
+    assert (await checked.stopped())["reason"] == "entry"
+    await checked.ok("stepOut", threadId=1)  # backwards to the inputs, the best of 4 candidates
+    found = await checked.next_event("stopped", "exited")
+    assert found["event"] == "stopped"
+    assert (await checked.top())["line"] == 4  # the call of bubble_sort
+    assert "items" in await checked.locals()  # its argument, predicted

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections import Counter
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,16 @@ from neural_debugger.protocol import parse_trajectory
 from neural_debugger.tracer.events import ExitKind
 from neural_debugger.tracer.program import load_program
 from neural_debugger.tracer.record import record
-from neural_debugger.training.data import DataSpec, Job, _jobs, _work, parse_mix
+from neural_debugger.training.data import (
+    CHUNK,
+    REPO_SPARES,
+    DataSpec,
+    Job,
+    _eager_jobs,
+    _jobs,
+    _work,
+    parse_mix,
+)
 from neural_debugger.training.programs import package_programs
 from neural_debugger.training.programs.cruxeval_filter import CruxEvalFilter
 from neural_debugger.training.programs.packages import ALLOWED, catalog
@@ -183,3 +194,41 @@ def test_repo_job_writes_parseable_trajectories(bisect_harvest: Harvest) -> None
     for rec in records:
         assert rec["origin"].startswith("repo:test_bisect.")
         assert parse_trajectory(rec["text"]).complete
+
+
+def test_eager_jobs_start_without_the_harvest_and_are_the_same_jobs(
+    bisect_harvest: Harvest,
+) -> None:
+    spec = DataSpec(programs=20 * CHUNK, seed=4, mix=parse_mix("generated=0.5,repo=0.5"))
+    counts = spec.counts()
+    candidates = sample_candidates(build_pool([bisect_harvest], None), 4, counts["repo"] * 3)
+    usual = _jobs(spec, counts, candidates, None, frozenset())
+    harvesting: Future = Future()
+    slots = threading.Semaphore(3)
+    extra: dict = {}
+    eager = _eager_jobs(spec, counts, harvesting, None, frozenset(), extra, slots)
+    early = [next(eager) for _ in range(3)]  # three slots: three jobs before any result is back
+    assert [job.kind for job in early] == ["generated"] * 3  # no harvest needed for these
+    grabbed: list[Job] = []
+    feeder = threading.Thread(target=lambda: grabbed.append(next(eager)))
+    feeder.start()
+    feeder.join(0.5)
+    assert feeder.is_alive() and not grabbed  # a fourth job waits for a result to come back
+    slots.release()
+    feeder.join(5)
+    assert grabbed[0].kind == "generated"
+    harvesting.set_result((candidates, {"suites": 1}))
+    for _ in range(4):  # the four jobs out so far come back
+        slots.release()
+    rest = []
+    for job in eager:
+        rest.append(job)
+        slots.release()
+    assert extra["repo_harvest"] == {"suites": 1}
+    eager_jobs = early + grabbed + rest
+    key = lambda job: (job.kind, job.chunk, job.first, job.count, job.candidates)  # noqa: E731
+    assert sorted(map(key, eager_jobs)) == sorted(map(key, usual))  # the same programs made
+    assert len(next(j for j in rest if j.kind == "repo").candidates) == REPO_SPARES * CHUNK
+    # once the calls are in, the origins interleave again instead of repo coming last
+    kinds = [job.kind for job in rest]
+    assert kinds.index("repo") < len(kinds) // 2
