@@ -194,9 +194,13 @@ class LocalSession:
         seen: set[str] = set()
         calls = 0
         for k in range(options.check):
-            draw = self._decode(
-                prompt, INVERSE_KINDS, expected, greedy if k == 0 else sampled, generator, cancel
-            )
+            how = greedy if k == 0 else sampled
+            try:
+                draw = self._decode(prompt, INVERSE_KINDS, expected, how, generator, cancel)
+            except PredictionError:
+                if k == 0:
+                    raise
+                continue  # a sample that ran past the budget is no candidate
             calls += draw.model_calls
             key = draw.state.model_dump_json()
             if key in seen:

@@ -4,12 +4,13 @@ prediction keeps the candidate with the best inverse plus forward score."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import torch
 
-from neural_debugger.model_backend.backend import DecodeOptions, History
+from neural_debugger.model_backend.backend import BudgetExceeded, DecodeOptions, History
 from neural_debugger.model_backend.forward_check import ForwardScorer, ForwardStep, forward_view
 from neural_debugger.model_backend.local import LocalSession, load_model
 from neural_debugger.paths import default_model_dir
@@ -160,3 +161,21 @@ def test_checked_step_back_keeps_the_best_scored_candidate(tmp_path: Path, loade
         return prediction.logprob + score
 
     assert total(checked) >= total(greedy) - 1e-4
+
+
+def test_a_sample_past_the_budget_is_dropped_not_the_step(tmp_path: Path, loaded) -> None:
+    path = tmp_path / "program.py"
+    path.write_text(NESTED)
+    program = load_program(path, "f(1)")
+    _, inverse = _trees(tmp_path, NESTED, "f(1)")
+    back = Action(kind=ActionKind.INV_STEP_CALL)  # from the return: the inputs
+    history = History(program.function_context, (inverse.state(0),), ())
+    session = LocalSession(loaded, program.function_context)
+    greedy = session.predict_now(history, back, DecodeOptions())
+    budget = greedy.generated + greedy.forced + 1  # room for the greedy state alone
+    wild = DecodeOptions(temperature=8.0, seed=11, max_new_tokens=budget)
+    with pytest.raises(BudgetExceeded):  # a sample this hot rambles past the budget
+        session.predict_now(history, back, wild)
+    checked = session.predict_now(history, back, replace(wild, check=3))
+    assert checked.checked is not None and checked.checked[0] >= 1
+    assert checked.state.kind is StateKind.INV_CALL
