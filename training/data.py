@@ -300,6 +300,7 @@ def generate_data(
     }
     harvesting: Future[tuple[list[RepoCandidate], dict[str, Any]]] | None = None
     slots: threading.Semaphore | None = None
+    stop = threading.Event()  # eager jobs: hand out no more (the pool is ending)
     background = ThreadPoolExecutor(1) if eager and counts.get("repo", 0) > 0 else None
     if background is not None:
         harvesting = background.submit(
@@ -307,7 +308,7 @@ def generate_data(
         )
         slots = threading.Semaphore(2 * workers)  # jobs handed out and not yet taken back
         jobs: Iterable[Job] = _eager_jobs(
-            spec, counts, harvesting, cruxeval_path, seen, extra, slots
+            spec, counts, harvesting, cruxeval_path, seen, extra, slots, stop
         )
     else:
         candidates: list[RepoCandidate] = []
@@ -329,12 +330,22 @@ def generate_data(
             if writer.index > opened:  # a shard was closed: tell a reader that trains on them
                 _write_stats(out_dir, total, extra, complete_shards=writer.index - 1)
 
+    def end_jobs() -> None:
+        """Let a feeder waiting for a slot see ``stop``: a pool that ends on an error joins
+        its feeder thread first."""
+        stop.set()
+        if slots is not None:
+            slots.release()
+
     try:
         if workers == 1:
             take(map(_work, jobs))
         else:
             with mp.get_context("spawn").Pool(workers) as pool:
-                take(pool.imap(_work, jobs))
+                try:
+                    take(pool.imap(_work, jobs))
+                finally:
+                    end_jobs()
     finally:
         if background is not None:
             background.shutdown(wait=True)
@@ -374,8 +385,7 @@ def _jobs(
         remaining, chunk, jobs = counts.get(kind, 0), 0, []
         while remaining > 0:
             n = min(CHUNK, remaining)
-            start = chunk * CHUNK * REPO_SPARES
-            part = tuple(candidates[start : start + n * REPO_SPARES]) if kind == "repo" else ()
+            part = _repo_part(candidates, chunk, n) if kind == "repo" else ()
             jobs.append(Job(spec, kind, chunk, first, n, cruxeval_path, seen, part))
             first += n
             remaining -= n
@@ -396,6 +406,7 @@ def _eager_jobs(
     seen: frozenset[str],
     extra: dict[str, Any],
     slots: threading.Semaphore,
+    stop: threading.Event,
 ) -> Iterator[Job]:
     """The jobs of :func:`_jobs`, the other origins' first while the repository calls are
     harvested (``harvesting``), then the rest in their usual order with the calls filled in.
@@ -403,12 +414,14 @@ def _eager_jobs(
     The pool's feeder thread would draw every job at once; ``slots`` (released as results come
     back) keeps only a few in flight, so the usual mix of origins resumes once the harvest is
     done instead of after every other job. It waits on the harvest only when no other job is
-    left."""
+    left, and hands out nothing once ``stop`` is set."""
     planned = _jobs(spec, counts, [], cruxeval_path, seen)  # same chunks, no candidates yet
     others = [job for job in planned if job.kind != "repo"]
     given = 0
     while given < len(others):
         slots.acquire()
+        if stop.is_set():
+            return
         if harvesting.done():
             slots.release()
             break
@@ -418,13 +431,19 @@ def _eager_jobs(
     started = {id(job) for job in others[:given]}
     for job in planned:
         if job.kind == "repo":
-            start = job.chunk * CHUNK * REPO_SPARES
-            part = tuple(candidates[start : start + job.count * REPO_SPARES])
-            job = replace(job, candidates=part)
+            job = replace(job, candidates=_repo_part(candidates, job.chunk, job.count))
         elif id(job) in started:
             continue
         slots.acquire()
+        if stop.is_set():
+            return
         yield job
+
+
+def _repo_part(candidates: list[RepoCandidate], chunk: int, count: int) -> tuple:
+    """The sampled calls of one repository chunk: ``count`` programs' worth, spares included."""
+    start = chunk * CHUNK * REPO_SPARES
+    return tuple(candidates[start : start + count * REPO_SPARES])
 
 
 def _repo_candidates(

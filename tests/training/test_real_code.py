@@ -206,7 +206,8 @@ def test_eager_jobs_start_without_the_harvest_and_are_the_same_jobs(
     harvesting: Future = Future()
     slots = threading.Semaphore(3)
     extra: dict = {}
-    eager = _eager_jobs(spec, counts, harvesting, None, frozenset(), extra, slots)
+    stop = threading.Event()
+    eager = _eager_jobs(spec, counts, harvesting, None, frozenset(), extra, slots, stop)
     early = [next(eager) for _ in range(3)]  # three slots: three jobs before any result is back
     assert [job.kind for job in early] == ["generated"] * 3  # no harvest needed for these
     grabbed: list[Job] = []
@@ -232,3 +233,13 @@ def test_eager_jobs_start_without_the_harvest_and_are_the_same_jobs(
     # once the calls are in, the origins interleave again instead of repo coming last
     kinds = [job.kind for job in rest]
     assert kinds.index("repo") < len(kinds) // 2
+
+
+def test_eager_jobs_stop_handing_out_work_when_told() -> None:
+    spec = DataSpec(programs=10 * CHUNK, seed=4, mix=parse_mix("generated=0.5,repo=0.5"))
+    slots, stop = threading.Semaphore(1), threading.Event()
+    eager = _eager_jobs(spec, spec.counts(), Future(), None, frozenset(), {}, slots, stop)
+    assert next(eager).kind == "generated"
+    stop.set()  # the pool is ending on an error; its feeder waits for a slot
+    slots.release()
+    assert list(eager) == []  # the feeder returns instead of waiting on the harvest
