@@ -17,7 +17,7 @@ from neural_debugger.paths import default_model_dir
 from neural_debugger.protocol import Action, ActionKind, State, StateKind
 from neural_debugger.protocol.encoding import encode_frame, encode_header, encode_step
 from neural_debugger.protocol.tokens import ACTION_SEP
-from neural_debugger.tracer.program import load_program
+from neural_debugger.tracer.program import Program, load_program
 from neural_debugger.tracer.record import record
 from neural_debugger.tracer.tree import StateTree
 
@@ -42,13 +42,14 @@ def f(a):
 INVERSE = (ActionKind.INV_STEP_INTO, ActionKind.INV_STEP_OVER, ActionKind.INV_STEP_CALL)
 
 
-def _trees(tmp_path: Path, source: str, entry: str) -> tuple[StateTree, StateTree]:
+def _traced(tmp_path: Path, source: str, entry: str) -> tuple[Program, StateTree, StateTree]:
+    """The program, and its forward and inverse trees from one real run."""
     path = tmp_path / "program.py"
     path.write_text(source)
     program = load_program(path, entry)
     trace = record(program)
     forward = StateTree.forward(program, trace)
-    return forward, StateTree.inverse_of(program, trace, forward=forward)
+    return program, forward, StateTree.inverse_of(program, trace, forward=forward)
 
 
 @pytest.mark.parametrize(
@@ -62,7 +63,7 @@ def _trees(tmp_path: Path, source: str, entry: str) -> tuple[StateTree, StateTre
 def test_every_inverse_step_seen_forwards_is_the_tracers_forward_step(
     tmp_path: Path, source: str, entry: str
 ) -> None:
-    forward, inverse = _trees(tmp_path, source, entry)
+    _, forward, inverse = _traced(tmp_path, source, entry)
     node_of = {id(node.event): node.index for node in forward.nodes if node.event is not None}
     checked = skipped = 0
     for j, node in enumerate(inverse.nodes):
@@ -129,10 +130,7 @@ def test_scorer_matches_a_plain_pass_and_prefers_the_true_next_state(loaded) -> 
 
 
 def test_checked_step_back_keeps_the_best_scored_candidate(tmp_path: Path, loaded) -> None:
-    path = tmp_path / "program.py"
-    path.write_text(NESTED)
-    program = load_program(path, "f(1)")
-    _, inverse = _trees(tmp_path, NESTED, "f(1)")
+    program, _, inverse = _traced(tmp_path, NESTED, "f(1)")
     states = [inverse.state(0)]
     path_nodes = [0]
     for _ in range(4):  # back from the return over a few lines
@@ -164,10 +162,7 @@ def test_checked_step_back_keeps_the_best_scored_candidate(tmp_path: Path, loade
 
 
 def test_a_sample_past_the_budget_is_dropped_not_the_step(tmp_path: Path, loaded) -> None:
-    path = tmp_path / "program.py"
-    path.write_text(NESTED)
-    program = load_program(path, "f(1)")
-    _, inverse = _trees(tmp_path, NESTED, "f(1)")
+    program, _, inverse = _traced(tmp_path, NESTED, "f(1)")
     back = Action(kind=ActionKind.INV_STEP_CALL)  # from the return: the inputs
     history = History(program.function_context, (inverse.state(0),), ())
     session = LocalSession(loaded, program.function_context)
