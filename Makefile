@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-node test-vllm extension e2e lint bench data device-kit device-data-kit device-stream-kit train-small eval-model clean vllm-env
+.PHONY: setup demo test test-node test-vllm extension e2e lint bench data heldout device-kit device-data-kit device-stream-kit train-small eval-model clean vllm-env
 
 setup: $(STAMP)
 
@@ -73,12 +73,27 @@ bench: $(STAMP)
 DATA ?= data/v1
 RUN ?= runs/small
 MIX ?= generated=0.7,package=0.12,repo=0.18
+# The held-out sets every stored next-state number was measured on are tracked, packed
+# (HELDOUT_ARCHIVE): the generator keeps growing, so the same seeds draw other programs later.
+# `make data` unpacks them and makes training data that leaves their programs out (exclude/);
+# `make heldout` draws them again with today's generator (later numbers then compare with none
+# measured on the old sets).
+HELDOUT_ARCHIVE ?= evaluation/heldout/v1.tar.xz
 data: $(STAMP)
-	$(BIN)/ndb data --out $(DATA)/train --programs 20000 --seed 1 --mix $(MIX)
-	$(BIN)/ndb data --out $(DATA)/heldout --programs 600 --seed 900001 --exclude $(DATA)/train \
-		--functions heldout
+	mkdir -p $(DATA)
+	tar -xJf $(HELDOUT_ARCHIVE) -C $(DATA)
+	$(BIN)/python -m neural_debugger.training.exclusions $(DATA)/exclude \
+		--shards $(DATA)/heldout --shards $(DATA)/heldout-real
+	$(BIN)/ndb data --out $(DATA)/train --programs 20000 --seed 1 --mix $(MIX) \
+		--exclude $(DATA)/exclude
+
+heldout: $(STAMP)
+	rm -rf $(DATA)/heldout $(DATA)/heldout-real
+	$(BIN)/ndb data --out $(DATA)/heldout --programs 600 --seed 900001 --functions heldout
 	$(BIN)/ndb data --out $(DATA)/heldout-real --programs 300 --seed 900002 \
 		--mix package=0.4,repo=0.6 --functions heldout
+	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - -C $(DATA) \
+		heldout heldout-real | xz -9 > $(HELDOUT_ARCHIVE)
 
 # What a lent GPU machine lacks, carried as .carry/ for training/device_run.sh: the wheels its
 # image's Python 3.12 has not (it has torch, tokenizers, safetensors, numpy, anyio, httpx,
@@ -124,7 +139,7 @@ device-data-kit: $(STAMP)
 # HELDOUT_KIT (validation) and exclude/, the source hashes of every held-out and evaluation
 # program the stream must not make (training/exclusions.py).
 SEED_SHARDS ?= 12
-EXCLUDE_KIT ?= data/v1/heldout data/v2/heldout data/v3/heldout-real
+EXCLUDE_KIT ?= $(DATA)/heldout $(DATA)/heldout-real
 device-stream-kit: $(STAMP)
 	rm -rf .carry/wheels .carry/python.tar.xz .carry/stage .carry/data.tar.xz
 	$(DEVICE_PIP_DOWNLOAD) $(TRAIN_WHEELS)

@@ -1,0 +1,52 @@
+"""The tracked held-out sets (evaluation/heldout/v1.tar.xz) that stored next-state numbers use.
+
+They are tracked because the generator keeps growing: the same seeds draw other programs later,
+so numbers are comparable only on the very same items. These tests check the archive is whole.
+(``make data`` leaves its programs out of training data through ``training/exclusions.py``,
+whose tests are in ``tests/training/test_stream.py``.)
+"""
+
+from __future__ import annotations
+
+import json
+import tarfile
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from neural_debugger.protocol.parse import parse_trajectory
+from neural_debugger.training.programs.split import function_of, is_heldout_function
+from neural_debugger.training.shards import read_shards
+
+ARCHIVE = Path(__file__).resolve().parents[2] / "evaluation" / "heldout" / "v1.tar.xz"
+
+
+@pytest.fixture(scope="module")
+def heldout(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("heldout")
+    with tarfile.open(ARCHIVE) as archive:
+        archive.extractall(root, filter="data")
+    return root
+
+
+@pytest.mark.parametrize("name", ["heldout", "heldout-real"])
+def test_each_set_matches_its_statistics_and_parses(heldout: Path, name: str) -> None:
+    folder = heldout / name
+    stats = json.loads((folder / "stats.json").read_text())
+    records = list(read_shards(folder))
+    assert len(records) == stats["trajectories"]
+    assert len({r["program"] for r in records}) == stats["programs"]
+    actions: Counter[str] = Counter()
+    for record in records:
+        trajectory = parse_trajectory(record["text"])
+        assert len(trajectory.states) == record["states"]
+        actions.update(a.kind.value for a in trajectory.actions)
+    assert dict(actions) == stats["actions"]
+
+
+def test_real_code_set_holds_only_held_out_functions(heldout: Path) -> None:
+    functions = {function_of(r["origin"]) for r in read_shards(heldout / "heldout-real")}
+    assert functions and None not in functions
+    assert all(is_heldout_function(f) for f in functions)
+
