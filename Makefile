@@ -74,16 +74,20 @@ DATA ?= data/v1
 RUN ?= runs/small
 MIX ?= generated=0.7,package=0.12,repo=0.18
 # The held-out sets every stored next-state number was measured on are tracked, packed
-# (HELDOUT_ARCHIVE): the generator keeps growing, so the same seeds draw other programs later.
-# `make data` unpacks them and makes training data that leaves their programs out (exclude/);
-# `make heldout` draws them again with today's generator (later numbers then compare with none
-# measured on the old sets).
+# (evaluation/heldout/): the generator keeps growing, so the same seeds draw other programs
+# later. HELDOUT_ARCHIVE holds heldout/ and heldout-real/, the second archive heldout-2/ (a
+# second, independent draw of generated programs). `make data` unpacks them and makes training
+# data that leaves their programs out (exclude/); `make heldout` draws heldout/ and
+# heldout-real/ again with today's generator (later numbers then compare with none measured on
+# the old sets).
 HELDOUT_ARCHIVE ?= evaluation/heldout/v1.tar.xz
+HELDOUT_SETS = heldout heldout-real heldout-2
 data: $(STAMP)
 	mkdir -p $(DATA)
 	tar -xJf $(HELDOUT_ARCHIVE) -C $(DATA)
+	tar -xJf evaluation/heldout/heldout-2.tar.xz -C $(DATA)
 	$(BIN)/python -m neural_debugger.training.exclusions $(DATA)/exclude \
-		--shards $(DATA)/heldout --shards $(DATA)/heldout-real
+		$(foreach s,$(HELDOUT_SETS),--shards $(DATA)/$(s))
 	$(BIN)/ndb data --out $(DATA)/train --programs 20000 --seed 1 --mix $(MIX) \
 		--exclude $(DATA)/exclude
 
@@ -139,7 +143,7 @@ device-data-kit: $(STAMP)
 # HELDOUT_KIT (validation) and exclude/, the source hashes of every held-out and evaluation
 # program the stream must not make (training/exclusions.py).
 SEED_SHARDS ?= 12
-EXCLUDE_KIT ?= $(DATA)/heldout $(DATA)/heldout-real
+EXCLUDE_KIT ?= $(foreach s,$(HELDOUT_SETS),$(DATA)/$(s))
 device-stream-kit: $(STAMP)
 	rm -rf .carry/wheels .carry/python.tar.xz .carry/stage .carry/data.tar.xz
 	$(DEVICE_PIP_DOWNLOAD) $(TRAIN_WHEELS)

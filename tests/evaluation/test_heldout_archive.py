@@ -19,18 +19,30 @@ from neural_debugger.protocol.parse import parse_trajectory
 from neural_debugger.training.programs.split import function_of, is_heldout_function
 from neural_debugger.training.shards import read_shards
 
-ARCHIVE = Path(__file__).resolve().parents[2] / "evaluation" / "heldout" / "v1.tar.xz"
+ARCHIVES = sorted((Path(__file__).resolve().parents[2] / "evaluation" / "heldout").glob("*.tar.xz"))
 
 
 @pytest.fixture(scope="module")
 def heldout(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("heldout")
-    with tarfile.open(ARCHIVE) as archive:
-        archive.extractall(root, filter="data")
+    for path in ARCHIVES:
+        with tarfile.open(path) as archive:
+            archive.extractall(root, filter="data")
     return root
 
 
-@pytest.mark.parametrize("name", ["heldout", "heldout-real"])
+def test_the_second_draw_repeats_no_program_of_the_first(heldout: Path) -> None:
+    """heldout-2 is an independent second sample: none of its programs is in the other sets.
+
+    (heldout/ and heldout-real/ may share a standard-library call with the same inputs: both
+    are evaluation sets, and the real-code set is scored on its own.)
+    """
+    sets = {d.name: {r["source_hash"] for r in read_shards(d)} for d in heldout.iterdir()}
+    assert sorted(sets) == ["heldout", "heldout-2", "heldout-real"]
+    assert not sets["heldout-2"] & (sets["heldout"] | sets["heldout-real"])
+
+
+@pytest.mark.parametrize("name", ["heldout", "heldout-real", "heldout-2"])
 def test_each_set_matches_its_statistics_and_parses(heldout: Path, name: str) -> None:
     folder = heldout / name
     stats = json.loads((folder / "stats.json").read_text())
@@ -49,4 +61,3 @@ def test_real_code_set_holds_only_held_out_functions(heldout: Path) -> None:
     functions = {function_of(r["origin"]) for r in read_shards(heldout / "heldout-real")}
     assert functions and None not in functions
     assert all(is_heldout_function(f) for f in functions)
-
