@@ -79,7 +79,7 @@ MIX ?= generated=0.7,package=0.12,repo=0.18
 # second, independent draw of generated programs). `make data` unpacks them and makes training
 # data that leaves their programs out (exclude/); `make heldout` draws heldout/ and
 # heldout-real/ again with today's generator (later numbers then compare with none measured on
-# the old sets).
+# the old sets; run `make data` after it, so training data leaves the new sets out).
 HELDOUT_ARCHIVE ?= evaluation/heldout/v1.tar.xz
 HELDOUT_SETS = heldout heldout-real heldout-2
 data: $(STAMP)
