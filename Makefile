@@ -174,6 +174,13 @@ eval-model: $(STAMP)
 	$(BIN)/ndb eval cruxeval --task input --action inv_step_call --out evaluation/results/cruxeval_input_inv_step_call.json
 	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout --per-action 80 --constrained \
 		--out evaluation/results/next_state_constrained.json
+	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout --per-action 160 --constrained \
+		--actions step_over,inv_step_into,breakpoint,step_into \
+		--out evaluation/results/next_state_constrained_160.json
+	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout-2 --per-action 80 --constrained \
+		--out evaluation/results/next_state_constrained_heldout2.json
+	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout --per-action 80 --check 8 \
+		--actions inv_step_into,inv_step_over,inv_step_call --out evaluation/results/next_state_checked.json
 	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout-real --per-action 40 \
 		--constrained --unseen $(DATA)/train --out evaluation/results/next_state_real.json
 	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout --per-action 40 --long \

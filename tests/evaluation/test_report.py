@@ -180,3 +180,50 @@ def test_steps_back_checked_forwards_fill_their_column_for_inverse_actions_only(
     assert "| step_into | 10 | – | 70.0% | – | 90.0% |" in block
     assert "| inv_step_call | 8 | – | 25.0% | 50.0% (8) | 100.0% |" in block
     assert "`ndb eval next-state --constrained --check 8`" in block
+
+
+def test_targets_are_judged_per_draw_and_pooled_from_the_largest_plain_runs(
+    results: Path, tmp_path: Path
+) -> None:
+    def run(data: str, command: str, rows: dict, **fields: str) -> dict:
+        return {"model": "models/ndb-small", "data": data, "command": command,
+                "decoding": "constrained (embedded engine)", "prompts": "whole",
+                "origins": "all", "unseen_in": None, "results": rows, **fields}  # fmt: skip
+
+    files = {
+        "next_state_constrained": run(
+            "data/v1/heldout", "small tracked",
+            {"step_over": {"exact": rate(10, 9)}, "breakpoint": {"exact": rate(10, 5)}},
+        ),
+        # the same seed's first items and more: it replaces the small run where both measured
+        "next_state_constrained_160": run(
+            "data/v1/heldout", "large tracked", {"step_over": {"exact": rate(20, 17)}}
+        ),
+        "next_state_constrained_heldout2": run(
+            "data/v1/heldout-2", "second draw",
+            {"step_over": {"exact": rate(10, 10)}, "breakpoint": {"exact": rate(8, 3)}},
+        ),
+        # neither counts: decoded otherwise, or on other prompts
+        "next_state_checked": run(
+            "data/v1/heldout", "checked", {"step_over": {"exact": rate(40, 40)}},
+            decoding="constrained (embedded engine), steps back checked forwards (8 candidates)",
+        ),
+        "next_state_long": run(
+            "data/v1/heldout-2", "long", {"breakpoint": {"exact": rate(40, 0)}},
+            prompts="beyond the window (oldest states dropped)",
+        ),
+    }  # fmt: skip
+    for name, data in files.items():
+        (results / f"{name}.json").write_text(json.dumps(data))
+    block = report.report(results, tmp_path / "plots", None)
+    # step_over: 17/20 and 10/10 pool to 27/30 = 90%, the target, met; 85% on the tracked set
+    assert "| step_over | 17/20 (85.0%) | 10/10 (100.0%) | **90.0%** | ≥ 90% | ✓ | ✗ |" in block
+    # breakpoint: 5/10 and 3/8 pool to 8/18 = 44.4%, under 50%
+    assert "| breakpoint | 5/10 (50.0%) | 3/8 (37.5%) | **44.4%** | ≥ 50% | ✗ | ✗ |" in block
+    assert "| step_into |" not in block.split("training issue's targets")[1].split("From:")[0]
+    assert "`large tracked`" in block and "`second draw`" in block
+    assert "`checked`" not in block.split("training issue's targets")[1]
+
+
+def test_targets_without_plain_runs_say_how_to_make_them() -> None:
+    assert "make eval-model" in report.targets_markdown({})[0]
