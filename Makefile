@@ -200,6 +200,13 @@ eval-model: $(STAMP)
 		--samples 5 --out evaluation/results/cruxeval_output_step_return_constrained_k5.json
 	$(MAKE) eval-report
 
+# Whether the decoder's grammar allows every state of the held-out sets and of 10,000 training
+# trajectories (evaluation/results/flow_check.json); needs the data of `make heldout` and `make data`.
+.PHONY: flow-check
+flow-check: $(STAMP)
+	$(BIN)/python -m neural_debugger.evaluation.flow_check $(DATA)/heldout $(DATA)/heldout-real \
+		$(DATA)/heldout-2 $(DATA)/train --per-folder 10000
+
 # Plots (evaluation/plots) and the README results block, from evaluation/results/*.json.
 .PHONY: eval-report
 eval-report: $(STAMP)

@@ -9,9 +9,10 @@ the lines whose ``line`` trace event can come next in the same frame, and, for e
 ``call`` event shows, the lines the frame can start on; and, for every code object, the
 variables its frame can hold, and, for a function, which of them can be bound when a line's
 event fires (no path from its call to ``x = f()`` stores ``x`` before that line, so its state
-cannot show ``x``). :func:`expect` turns these, with what the language itself fixes
-(diffs, breakpoints, the inverse tree), into the :class:`Expected` the decoder's grammar keeps
-to.
+cannot show ``x``); and, for every line, the variables its own instructions store or delete,
+so that a step from it cannot change a variable holding an immutable value it does not store.
+:func:`expect` turns these, with what the language itself fixes (diffs, breakpoints, the
+inverse tree), into the :class:`Expected` the decoder's grammar keeps to.
 
 The lists are a superset of what CPython's tracer reports, so the constraint never rules out
 the real next line: a line event fires when execution reaches an instruction of another line,
@@ -22,6 +23,7 @@ not compile gives no lists, and the decoder no constraint.
 
 from __future__ import annotations
 
+import ast
 import dis
 import inspect
 import warnings
@@ -29,7 +31,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import CodeType
 
-from neural_debugger.protocol import Action, ActionKind, State, StateKind
+from neural_debugger.protocol import Action, ActionKind, State, StateKind, standalone
 from neural_debugger.protocol.source_map import LineTracker, SourceMap
 from neural_debugger.protocol.tokens import DIFF_MARKER_KEY
 from neural_debugger.tracer.values import MORE_VARIABLES_KEY
@@ -51,6 +53,22 @@ _NO_FALL_THROUGH = frozenset(
 )
 # Names of builtins through which code can bind variables no instruction of it stores.
 _DYNAMIC = frozenset({"exec", "eval", "locals", "vars", "globals", "__import__"})
+# Attributes through which code can reach a frame's or a module's variables from outside.
+_FRAME_ACCESS = frozenset(
+    {"_getframe", "currentframe", "f_locals", "f_globals", "f_back", "modules"}
+)
+# Instructions that bind, unbind or clear a variable (the 3.12+ forms included).
+_REBINDING = (
+    "STORE_FAST",
+    "STORE_NAME",
+    "STORE_DEREF",
+    "STORE_GLOBAL",
+    "DELETE_FAST",
+    "DELETE_NAME",
+    "DELETE_DEREF",
+    "DELETE_GLOBAL",
+    "LOAD_FAST_AND_CLEAR",
+)
 _JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs) | frozenset(getattr(dis, "hasjump", ()))
 _STEPS = (ActionKind.STEP_INTO, ActionKind.STEP_OVER)
 
@@ -72,6 +90,10 @@ class LineFlow:
         # its line event fires, and a call event's line -> those bound at that event (None for
         # a module or a class body, whose names calls can bind)
         self._bound: list[tuple[dict[int, frozenset[str]], dict[int, frozenset[str]]] | None] = []
+        # a line -> the variables its instructions bind or unbind; and those that code other
+        # than a frame's current line can rebind (None: any, the code reaches frames)
+        self._rebound_on: dict[int, set[str]] = {}
+        self._rebound_anywhere: set[str] | None = None
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # e.g. invalid escape sequences
@@ -83,6 +105,8 @@ class LineFlow:
         for index, (unit, bytecode) in enumerate(units):
             self._read(unit, bytecode, index, nonlocal_stores)
         self._name_frames(units)
+        if all(names is not None for names in self._names):
+            self._read_rebinding(units)
 
     def following(self, line: int) -> frozenset[int] | None:
         """Lines that can follow ``line`` in its frame (None: not known)."""
@@ -169,6 +193,51 @@ class LineFlow:
                     return None
                 found |= names
         return frozenset(found)
+
+    def unchanged(self, lines: Iterable[int], shown: Mapping[str, str | None]) -> frozenset[str]:
+        """Variables of ``shown`` (a frame's whole locals, as rendered, when one of ``lines``
+        fires its line event) whose values a step from that line cannot change, so the next
+        line state's diff cannot show them.
+
+        Between a line event and the frame's next one, the frame runs only that line's
+        instructions and ones without a line. A variable none of these binds keeps its
+        binding; if its value is an immutable literal (a number, a string, bytes, a bool,
+        None, or a tuple of such), nothing a call does can change it either. Left out: cells
+        and free variables (an inner function may assign them), names stored as globals (any
+        call may), values that are cut or not literals, and all of it where the code reaches
+        frames or binds names dynamically (``exec``, ``locals()``, ``sys._getframe``, ...).
+        """
+        lines = list(lines)
+        if self._rebound_anywhere is None or not lines:
+            return frozenset()
+        rebound = self._rebound_anywhere.union(*(self._rebound_on.get(n, ()) for n in lines))
+        return frozenset(
+            name
+            for name, value in shown.items()
+            if name not in rebound
+            and name not in (DIFF_MARKER_KEY, MORE_VARIABLES_KEY)
+            and value is not None
+            and _immutable_literal(value)
+        )
+
+    def _read_rebinding(self, units: list[tuple[CodeType, dis.Bytecode]]) -> None:
+        """Which variables each line binds or unbinds, and which any code can (see
+        :meth:`unchanged`)."""
+        anywhere: set[str] = set()
+        for unit, bytecode in units:
+            if _FRAME_ACCESS & set(unit.co_names):
+                return
+            anywhere |= set(unit.co_cellvars) | set(unit.co_freevars)
+            for ins in bytecode:
+                if not ins.opname.startswith(_REBINDING):
+                    continue
+                names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
+                line = ins.positions.lineno if ins.positions else None
+                if line is None or ins.opname.endswith("_GLOBAL"):
+                    anywhere.update(names)
+                else:
+                    self._rebound_on.setdefault(line, set()).update(names)
+        self._rebound_anywhere = anywhere
 
     def _names_of(self, units: set[int]) -> frozenset[str] | None:
         found: set[str] = set()
@@ -380,6 +449,24 @@ def _stored_from_inner_functions(units: list[tuple[CodeType, dis.Bytecode]]) -> 
     }
 
 
+def _immutable_literal(text: str) -> bool:
+    """Whether ``text`` renders an immutable value: a literal of numbers, strings, bytes,
+    bools and None, alone or in tuples (a cut value is no literal)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. an invalid escape in a model's value
+            value = ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return _immutable(value)
+
+
+def _immutable(value: object) -> bool:
+    if isinstance(value, tuple):
+        return all(_immutable(item) for item in value)
+    return isinstance(value, int | float | complex | str | bytes | type(None))
+
+
 def _code_objects(top: CodeType) -> Iterator[CodeType]:
     todo = [top]
     while todo:
@@ -398,6 +485,9 @@ class Expected:
     names: frozenset[str] | None = None  # the variables a line state may show (None: any)
     # the variables a call state may show, by its source line (a line not listed: any)
     call_names: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # by the line a line state shows: variables its diff may not show, since the step between
+    # that line and the one the history stands on cannot change them (a line not listed: any)
+    unchanged: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def allows(self, state: State) -> bool:
         """Whether ``state`` keeps to what is expected."""
@@ -409,6 +499,8 @@ class Expected:
         shown = set(state.locals or ()) - {DIFF_MARKER_KEY, MORE_VARIABLES_KEY}
         if names is not None and not shown <= names:
             return False
+        if state.kind in LINE_KINDS and state.diff and state.src in self.unchanged:
+            return not shown & self.unchanged[state.src]
         return self.diff is None or state.kind not in LINE_KINDS or state.diff == self.diff
 
 
@@ -436,7 +528,8 @@ def expect(
       frame's, and in both cases the whole locals;
     * a step into or over from a line or a call state that stops on a line stays in that frame:
       its locals are a diff of the frame's variables, and its line is one the frame's flow
-      allows next.
+      allows next; from a line, the diff leaves out variables the line cannot change (see
+      :meth:`LineFlow.unchanged`).
     """
     last = states[-1]
     call_names = flow.names_by_call_text(source.lines)
@@ -460,19 +553,23 @@ def expect(
     if action.kind not in _STEPS or last.kind not in (StateKind.LINE, StateKind.CALL):
         return Expected(lines, call_names=call_names)
     # a diff holds what the frame has bound at the next line, and what it had (now unbound)
+    kept: frozenset[str] = frozenset()
     if last.kind is StateKind.LINE:
         following, had = flow.following_any(here), flow.names_at(here)
+        kept = flow.unchanged(here, standalone(states, len(states) - 1).locals or {})
     else:
         following, had = flow.first_lines_any(here), frozenset(last.locals or ())
     names = flow.names_at(following) if following else None
+    unchanged = {}
     if following:
         lines[StateKind.LINE] = _texts(source, following)
+        unchanged = dict.fromkeys(lines[StateKind.LINE], kept) if kept else {}
     if names is None or had is None:  # not known: any variable of the frame
         frame = flow.names_on if last.kind is StateKind.LINE else flow.names_starting_any
         names = frame(here)
     else:
         names |= had
-    return Expected(lines, diff=True, names=names, call_names=call_names)
+    return Expected(lines, diff=True, names=names, call_names=call_names, unchanged=unchanged)
 
 
 def _expect_backward(
@@ -488,7 +585,8 @@ def _expect_backward(
     then its callees backwards, then the line itself as ``inv_line``):
 
     * from a line, the step lands on a line the flow leads from to this one (or on the
-      frame's call), and shows a diff of the frame's variables;
+      frame's call), and shows a diff of the frame's variables, less those the line it lands
+      on cannot change (see :meth:`LineFlow.unchanged`);
     * from an ``inv_line_call``, stepping over its calls lands on the same line with the same
       variables: an empty diff;
     * from a return, on the line it returned from, with the frame's whole locals;
@@ -504,11 +602,18 @@ def _expect_backward(
     if last.kind is StateKind.INV_LINE:
         before = flow.preceding_any(here)
         names = flow.names_on(here)
+        unchanged: dict[str, frozenset[str]] = {}
         if before:
-            lines[StateKind.INV_LINE] = lines[StateKind.INV_LINE_CALL] = _texts(source, before)
+            texts = _texts(source, before)
+            lines[StateKind.INV_LINE] = lines[StateKind.INV_LINE_CALL] = texts
             bound, had = flow.names_at(before), flow.names_at(here)
             names = names if bound is None or had is None else bound | had
-        return Expected(lines, diff=True, names=names, call_names=call_names)
+            whole = standalone(states, len(states) - 1).locals or {}
+            for text in texts:
+                kept = flow.unchanged(source.by_text.get(text, []), whole)
+                if kept:
+                    unchanged[text] = kept
+        return Expected(lines, diff=True, names=names, call_names=call_names, unchanged=unchanged)
     if last.kind is StateKind.INV_LINE_CALL and action.kind is ActionKind.INV_STEP_OVER:
         lines[StateKind.INV_LINE] = frozenset({last.src})
         return Expected(lines, diff=True, names=frozenset(), call_names=call_names)

@@ -355,20 +355,20 @@ class Names:
     def __init__(self, code: str) -> None:
         found = variable_names(code) - set(keyword.kwlist)
         self._take(frozenset(name.encode() for name in found | {".0"}) | _ALWAYS_NAMES)
-        self._within: dict[frozenset[str], Names] = {}
+        self._within: dict[tuple[frozenset[str], frozenset[str]], Names] = {}
 
-    def within(self, names: frozenset[str]) -> Names:
+    def within(self, names: frozenset[str], hidden: frozenset[str] = frozenset()) -> Names:
         """These names narrowed to ``names`` (the variables of one frame; ``.0`` only for a
-        comprehension's). The diff marker stays; the entry for more variables only where the
-        frame has more than the tracer shows, since a frame of at most MAX_VARIABLES names
-        never needs it."""
-        narrowed = self._within.get(names)
+        comprehension's), less ``hidden`` (ones this state may not show). The diff marker
+        stays; the entry for more variables only where the frame has more than the tracer
+        shows, since a frame of at most MAX_VARIABLES names never needs it."""
+        narrowed = self._within.get((names, hidden))
         if narrowed is None:
             narrowed = Names.__new__(Names)
             markers = _ALWAYS_NAMES if len(names) > MAX_VARIABLES else {_MARKER}
-            narrowed._take(self.full & {n.encode() for n in names} | markers)
+            narrowed._take(self.full & {n.encode() for n in names - hidden} | markers)
             narrowed._within = {}
-            self._within[names] = narrowed
+            self._within[(names, hidden)] = narrowed
         return narrowed
 
     def _take(self, full: frozenset[bytes]) -> None:
@@ -568,6 +568,18 @@ class StateWriter:
             self._start_next_part()
         return touched
 
+    def _unchanged(self) -> frozenset[str]:
+        """Variables the line state's locals may not show, since the step cannot change them
+        (:attr:`Expected.unchanged`, by the state's line). A forward line state writes its
+        locals before its line: then those hidden on every line it may show."""
+        unchanged = self.expected.unchanged
+        if self.kind is not StateKind.LINE:
+            return unchanged.get(self._written.decode(errors="replace"), frozenset())
+        texts = self.expected.lines.get(StateKind.LINE)
+        if not texts or any(text not in unchanged for text in texts):
+            return frozenset()
+        return frozenset.intersection(*(unchanged[text] for text in texts))
+
     # ---- layout ----------------------------------------------------------------------
 
     def _layout(self, kind: StateKind) -> list[tuple[str, object]]:
@@ -599,9 +611,10 @@ class StateWriter:
         elif kind == "object":
             diff = self.expected.diff if self.kind in LINE_KINDS else None
             frame = self.expected.names if self.kind in LINE_KINDS else None
+            hidden = self._unchanged() if self.kind in LINE_KINDS else frozenset()
             if self.kind in CALL_KINDS:
                 frame = self.expected.call_names.get(self._written.decode(errors="replace"))
-            names = self.source.names if frame is None else self.source.names.within(frame)
+            names = self.source.names if frame is None else self.source.names.within(frame, hidden)
             self._cursor = JsonCursor(
                 "object",
                 allow_diff=bool(arg) and diff is not False,

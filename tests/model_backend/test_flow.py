@@ -9,7 +9,12 @@ import pytest
 
 from neural_debugger.model_backend.backend import DecodeOptions, History
 from neural_debugger.model_backend.flow import Expected, LineFlow, expect
-from neural_debugger.model_backend.grammar import FORWARD_KINDS, SourceLines, StateWriter
+from neural_debugger.model_backend.grammar import (
+    FORWARD_KINDS,
+    INVERSE_KINDS,
+    SourceLines,
+    StateWriter,
+)
 from neural_debugger.model_backend.local import LocalEngine, LocalSession
 from neural_debugger.model_backend.vocab import Vocab
 from neural_debugger.paths import default_model_dir
@@ -112,6 +117,40 @@ def test_a_line_shows_only_variables_some_path_has_bound_by_then() -> None:
     assert flow.names_at([16]) == {"f", "outer", "gen"}  # a module: calls may bind its names
 
 
+def test_a_step_cannot_change_an_immutable_value_its_line_does_not_bind() -> None:
+    code = "\n".join(
+        [
+            "def f(xs, n):",  # 1
+            "    s = 'a'",  # 2
+            "    t = (1, 'b')",  # 3
+            "    xs.append(n)",  # 4
+            "    s, k = s + 'b', 2",  # 5
+            "    del t",  # 6
+            "    def g():",  # 7
+            "        nonlocal k",  # 8
+            "        k = 3",  # 9
+            "    return g",  # 10
+            "def h():",  # 11
+            "    global count",  # 12
+            "    count = 1",  # 13
+            "count = 0",  # 14
+            "h()",  # 15
+        ]
+    )
+    flow = LineFlow(code)
+    shown = {"xs": "[1]", "n": "3", "s": "'a'", "t": "(1, 'b')", "k": "2", "u": "None"}
+    assert flow.unchanged([4], shown) == {"n", "s", "t", "u"}  # xs is a list; k is a cell
+    assert flow.unchanged([5], shown) == {"n", "t", "u"}  # s is bound again
+    assert flow.unchanged([6], shown) == {"n", "s", "u"}  # t is deleted
+    assert flow.unchanged([5, 6], shown) == {"n", "u"}  # lines sharing one text add up
+    assert flow.unchanged([4], {"n": "'aaa…<cut>", "s": "{1}", "t": "(1, [2])"}) == set()
+    assert flow.unchanged([15], {"count": "0", "h": "<function h>"}) == set()  # h binds it
+    assert flow.unchanged([], shown) == set()
+    for reaching in ("import sys\nsys._getframe", "exec('n = 1')", "x = locals()"):
+        assert LineFlow(f"{code}\n{reaching}").unchanged([4], shown) == set()
+    assert LineFlow("def f(:").unchanged([1], shown) == set()  # no code, no constraint
+
+
 def _states() -> tuple[State, ...]:
     return (
         State(kind=StateKind.CALL, src="def running_total(xs):", locals={"xs": "[3, 1, 2]"}),
@@ -151,6 +190,31 @@ def test_what_the_history_and_the_action_fix() -> None:
     assert after.lines == {StateKind.CALL: starts}
     assert after.diff is False and after.names == set()  # main's frame has no variables
     assert not after.allows(State(kind=StateKind.LINE, src=called[1].src, locals={"xs": "[]"}))
+    counted = (*states, State(kind=StateKind.LINE, src="    out = []", locals={"total": "0"}))
+    after_out = expect(flow, source, counted, (STEP_OVER,) * 2, STEP_OVER)
+    assert after_out.unchanged == {"    for x in xs:": {"total"}}  # xs is a list
+    changed = State(kind=StateKind.LINE, src="    for x in xs:", locals={"total": "1"}, diff=True)
+    assert not after_out.allows(changed)
+    assert after_out.allows(
+        State(kind=StateKind.LINE, src="    for x in xs:", locals={}, diff=True)
+    )
+
+
+def test_a_step_back_cannot_change_what_the_line_it_lands_on_does_not_bind() -> None:
+    source = SourceMap(EXAMPLE.context)
+    flow = LineFlow(EXAMPLE.context)
+    whole = {"xs": "[3, 1, 2]", "total": "6", "out": "[3, 4, 6]", "x": "2"}
+    states = (
+        State(kind=StateKind.INV_RETURN, src="    return out", value="[3, 4, 6]"),
+        State(kind=StateKind.INV_LINE, src="    return out", locals=whole),
+    )
+    back = Action(kind=ActionKind.INV_STEP_INTO)
+    expected = expect(flow, source, states, (back,), back)
+    assert expected.lines[StateKind.INV_LINE] == {"    for x in xs:"}  # the loop ran out
+    assert expected.unchanged == {"    for x in xs:": {"total"}}  # it binds x, not total
+    header = State(kind=StateKind.INV_LINE, src="    for x in xs:", locals={}, diff=True)
+    assert expected.allows(header)
+    assert not expected.allows(header.model_copy(update={"locals": {"total": "3"}}))
 
 
 def test_every_sampled_state_keeps_to_what_was_expected() -> None:
@@ -159,7 +223,7 @@ def test_every_sampled_state_keeps_to_what_was_expected() -> None:
     states before it."""
     spec = DataSpec(programs=60, seed=5, max_states=40)
     rng = random.Random(5)
-    checked = fixed = 0
+    checked = fixed = unchanged = 0
     kinds: set[ActionKind] = set()
     for index, candidate in enumerate(generate_programs(5, 60) + package_programs(5, 15)[0]):
         for sampled in program_trajectories(candidate, index, spec, rng)[0]:
@@ -172,8 +236,10 @@ def test_every_sampled_state_keeps_to_what_was_expected() -> None:
                 assert expected.allows(states[k]), (actions[k - 1], states[k], expected)
                 checked += 1
                 fixed += expected != Expected()
+                unchanged += bool(expected.unchanged)
                 kinds.add(actions[k - 1].kind)
     assert checked > 500 and fixed > checked / 2
+    assert unchanged > checked / 20  # steps whose diff may not show some variable
     assert {ActionKind.BREAKPOINT, ActionKind.STEP_INTO, ActionKind.STEP_RETURN} <= kinds
     assert {ActionKind.INV_STEP_INTO, ActionKind.INV_STEP_OVER, ActionKind.INV_STEP_CALL} <= kinds
 
@@ -191,6 +257,45 @@ def test_the_writer_forces_the_only_line_that_can_follow() -> None:
     writer.take_forced(writer.forced())  # type: ignore[arg-type]  # <|src_sep|>
     forced = writer.forced()
     assert forced is not None and vocab.text(forced.ids) == "    out = []\n"
+
+
+def test_the_writer_leaves_out_a_variable_the_step_cannot_change() -> None:
+    vocab = Vocab(load_tokenizer(Path(default_model_dir())))
+    source = SourceLines(EXAMPLE.context.split("\n"), vocab)
+    expected = Expected(
+        {StateKind.LINE: frozenset({"    out = []"})},
+        diff=True,
+        names=frozenset({"xs", "total"}),
+        unchanged={"    out = []": frozenset({"total"})},
+    )
+    writer = StateWriter(vocab, source, FORWARD_KINDS, expected)
+    writer.advance(vocab.special_id[StateKind.LINE.token])
+    while writer.part != "object":
+        writer.take_forced(writer.forced())  # type: ignore[arg-type]
+    for byte in b'{"..": "..", "':
+        writer.advance(vocab.id_of_bytes[bytes([byte])])
+    assert writer.accepts(vocab.id_of_bytes[b"x"])  # xs, a list, may have changed
+    assert not writer.accepts(vocab.id_of_bytes[b"t"])  # total, an int the line never binds
+    # a step back writes its line first; the rule for that line holds
+    header = "    for x in xs:"
+    expected = Expected(
+        {StateKind.INV_LINE: frozenset({header, "    total = 0"})},
+        diff=True,
+        names=frozenset({"xs", "total", "x"}),
+        unchanged={header: frozenset({"total"})},
+    )
+    writer = StateWriter(vocab, source, INVERSE_KINDS, expected)
+    writer.advance(vocab.special_id[StateKind.INV_LINE.token])
+    while writer.part != "src":
+        writer.take_forced(writer.forced())  # type: ignore[arg-type]
+    for token in source.canonical(header.encode()):
+        writer.advance(token)
+    while writer.part != "object":
+        writer.take_forced(writer.forced())  # type: ignore[arg-type]
+    for byte in b'{"..": "..", "':
+        writer.advance(vocab.id_of_bytes[bytes([byte])])
+    assert writer.accepts(vocab.id_of_bytes[b"x"])
+    assert not writer.accepts(vocab.id_of_bytes[b"t"])
 
 
 @pytest.mark.parametrize("steps", [1, 2])

@@ -143,6 +143,9 @@ def test_names_are_names_of_the_code_each_shown_once() -> None:
     crowded = many.within(frozenset(f"v{i}" for i in range(MAX_VARIABLES + 1)))
     assert "…".encode() in crowded.full  # more names than the tracer shows: "…" may close
     assert "…".encode() not in many.within(frozenset(f"v{i}" for i in range(MAX_VARIABLES))).full
+    hidden = many.within(frozenset(f"v{i}" for i in range(MAX_VARIABLES + 1)), frozenset({"v3"}))
+    assert b"v3" not in hidden.full and b"v4" in hidden.full  # one the step cannot change
+    assert "…".encode() in hidden.full  # the frame still has more names than are shown
 
 
 def test_json_cursor_refuses_a_diff_where_calls_need_full_locals() -> None:

@@ -1,0 +1,106 @@
+"""Whether real trajectories keep to what the decoder's grammar fixes from the code.
+
+Constrained decoding only helps if its rules never rule out the truth: :func:`expect` (the
+lines a frame can reach next, the variables it can show, the variables a step cannot change)
+must allow every state the tracer recorded. This replays trajectory shards (held-out sets,
+training data) state by state, asks :func:`expect` what the history and the action fix, and
+counts per action the states it constrains, those whose diff it narrows with
+:meth:`LineFlow.unchanged`, and any real state it would forbid (with the first examples).
+
+``python -m neural_debugger.evaluation.flow_check DIR [DIR ...] [--per-folder N] [--out F]``
+prints a table and writes ``evaluation/results/flow_check.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from collections.abc import Sequence
+from itertools import islice
+from pathlib import Path
+
+from neural_debugger.model_backend.flow import Expected, LineFlow, expect
+from neural_debugger.protocol import parse_trajectory
+from neural_debugger.protocol.source_map import SourceMap
+from neural_debugger.training.shards import read_shards
+
+RESULTS = Path(__file__).resolve().parent / "results" / "flow_check.json"
+EXAMPLES = 10  # forbidden real states kept in the results, per run
+
+
+def check_folder(folder: Path, limit: int | None, counts: dict[str, Counter], bad: list) -> int:
+    """Replay up to ``limit`` trajectories of ``folder`` into ``counts`` (per action: states,
+    constrained, narrowed, forbidden); return how many were read."""
+    read = 0
+    for record in islice(read_shards(folder), limit):
+        read += 1
+        trajectory = parse_trajectory(record["text"])
+        source, flow = SourceMap(trajectory.code), LineFlow(trajectory.code)
+        states, actions = trajectory.states, trajectory.actions
+        for k in range(1, len(states)):
+            action = actions[k - 1]
+            expected = expect(flow, source, states[:k], actions[: k - 1], action)
+            tally = counts.setdefault(action.kind.value, Counter())
+            tally["states"] += 1
+            tally["constrained"] += expected != Expected()
+            tally["narrowed"] += bool(expected.unchanged)
+            if not expected.allows(states[k]):
+                tally["forbidden"] += 1
+                if len(bad) < EXAMPLES:
+                    bad.append(
+                        {
+                            "folder": str(folder),
+                            "origin": record.get("origin"),
+                            "action": action.kind.value,
+                            "from": states[k - 1].src,
+                            "state": states[k].model_dump(mode="json", exclude_none=True),
+                        }
+                    )
+    return read
+
+
+def _row(tally: Counter) -> dict[str, int]:
+    return {key: tally[key] for key in ("states", "constrained", "narrowed", "forbidden")}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m neural_debugger.evaluation.flow_check",
+        description="Replay trajectory shards and count real states the grammar would forbid.",
+    )
+    parser.add_argument("folders", nargs="+", type=Path, help="folders of trajectory shards")
+    parser.add_argument("--per-folder", type=int, default=None, help="trajectories per folder")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    counts: dict[str, Counter] = {}
+    bad: list[dict] = []
+    read = {
+        str(folder): check_folder(folder, args.per_folder, counts, bad) for folder in args.folders
+    }
+    total = sum(counts.values(), Counter())
+    print(f"{'action':16} {'states':>8} {'constrained':>12} {'narrowed':>9} {'forbidden':>9}")
+    for action, tally in [*sorted(counts.items()), ("all", total)]:
+        print(
+            f"{action:16} {tally['states']:8} {tally['constrained']:12} "
+            f"{tally['narrowed']:9} {tally['forbidden']:9}"
+        )
+    command = "python -m neural_debugger.evaluation.flow_check " + " ".join(
+        str(folder) for folder in args.folders
+    )
+    command += f" --per-folder {args.per_folder}" if args.per_folder else ""
+    results = {
+        "trajectories": read,
+        "actions": {action: _row(tally) for action, tally in sorted(counts.items())},
+        "all": _row(total),
+        "forbidden_examples": bad,
+        "command": command + (f" --out {args.out}" if args.out != RESULTS else ""),
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"\nwritten to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
