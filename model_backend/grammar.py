@@ -349,6 +349,11 @@ def variable_names(code: str) -> set[str]:
     return names
 
 
+# Narrowed name sets one program keeps: one per frame and per set of variables a step cannot
+# change, which a long session can make many of.
+_NARROWED_KEPT = 256
+
+
 class Names:
     """The variable names a state of this code may show, and all their prefixes (as bytes)."""
 
@@ -368,6 +373,8 @@ class Names:
             markers = _ALWAYS_NAMES if len(names) > MAX_VARIABLES else {_MARKER}
             narrowed._take(self.full & {n.encode() for n in names - hidden} | markers)
             narrowed._within = {}
+            if len(self._within) >= _NARROWED_KEPT:  # a long session: forget the oldest
+                del self._within[next(iter(self._within))]
             self._within[(names, hidden)] = narrowed
         return narrowed
 

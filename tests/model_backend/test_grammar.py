@@ -146,6 +146,12 @@ def test_names_are_names_of_the_code_each_shown_once() -> None:
     hidden = many.within(frozenset(f"v{i}" for i in range(MAX_VARIABLES + 1)), frozenset({"v3"}))
     assert b"v3" not in hidden.full and b"v4" in hidden.full  # one the step cannot change
     assert "…".encode() in hidden.full  # the frame still has more names than are shown
+    frame = frozenset(f"v{i}" for i in range(MAX_VARIABLES + 1))
+    for i in range(MAX_VARIABLES + 1):  # a long session hides ever other variables
+        for j in range(i, MAX_VARIABLES + 1, 7):
+            many.within(frame, frozenset({f"v{i}", f"v{j}"}))
+    assert len(many._within) <= 256  # the oldest narrowed sets are forgotten
+    assert b"v3" not in many.within(frame, frozenset({"v3"})).full  # and made again on need
 
 
 def test_json_cursor_refuses_a_diff_where_calls_need_full_locals() -> None:
