@@ -34,7 +34,7 @@ from types import CodeType
 from neural_debugger.protocol import Action, ActionKind, State, StateKind, standalone
 from neural_debugger.protocol.source_map import LineTracker, SourceMap
 from neural_debugger.protocol.tokens import DIFF_MARKER_KEY
-from neural_debugger.tracer.values import MORE_VARIABLES_KEY
+from neural_debugger.tracer.values import CUT_MARKER, MORE_VARIABLES_KEY
 
 # Instructions after which execution does not go on to the next one.
 _NO_FALL_THROUGH = frozenset(
@@ -488,6 +488,9 @@ class Expected:
     # by the line a line state shows: variables its diff may not show, since the step between
     # that line and the one the history stands on cannot change them (a line not listed: any)
     unchanged: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # a line state's diff is written against these locals (None: not known): it shows a
+    # variable only with another value, and null only for one bound here
+    before: Mapping[str, str] | None = None
 
     def allows(self, state: State) -> bool:
         """Whether ``state`` keeps to what is expected."""
@@ -499,9 +502,25 @@ class Expected:
         shown = set(state.locals or ()) - {DIFF_MARKER_KEY, MORE_VARIABLES_KEY}
         if names is not None and not shown <= names:
             return False
-        if state.kind in LINE_KINDS and state.diff and state.src in self.unchanged:
-            return not shown & self.unchanged[state.src]
+        if state.kind in LINE_KINDS and state.diff:
+            if shown & self.unchanged.get(state.src or "", frozenset()):
+                return False
+            if self.before is not None and not _changes(state.locals or {}, self.before):
+                return False
         return self.diff is None or state.kind not in LINE_KINDS or state.diff == self.diff
+
+
+def _changes(diff: Mapping[str, str | None], before: Mapping[str, str]) -> bool:
+    """Whether ``diff`` can follow ``before``: each value another than the variable had (a
+    cut one aside), null only for a variable it had (any, if ``before`` hid some)."""
+    for name, value in diff.items():
+        if name == DIFF_MARKER_KEY:
+            continue
+        if value is None and name not in before and MORE_VARIABLES_KEY not in before:
+            return False
+        if value is not None and before.get(name) == value and not value.endswith(CUT_MARKER):
+            return False
+    return True
 
 
 _SHOWN_AT = tuple(k for k in StateKind if not k.is_inverse and not k.is_exit)
@@ -529,7 +548,8 @@ def expect(
     * a step into or over from a line or a call state that stops on a line stays in that frame:
       its locals are a diff of the frame's variables, and its line is one the frame's flow
       allows next; from a line, the diff leaves out variables the line cannot change (see
-      :meth:`LineFlow.unchanged`).
+      :meth:`LineFlow.unchanged`); a diff shows a variable only with another value than the
+      last state's, and null only for one it had.
     """
     last = states[-1]
     call_names = flow.names_by_call_text(source.lines)
@@ -554,9 +574,10 @@ def expect(
         return Expected(lines, call_names=call_names)
     # a diff holds what the frame has bound at the next line, and what it had (now unbound)
     kept: frozenset[str] = frozenset()
+    before = standalone(states, len(states) - 1).locals or {}
     if last.kind is StateKind.LINE:
         following, had = flow.following_any(here), flow.names_at(here)
-        kept = flow.unchanged(here, standalone(states, len(states) - 1).locals or {})
+        kept = flow.unchanged(here, before)
     else:
         following, had = flow.first_lines_any(here), frozenset(last.locals or ())
     names = flow.names_at(following) if following else None
@@ -569,7 +590,9 @@ def expect(
         names = frame(here)
     else:
         names |= had
-    return Expected(lines, diff=True, names=names, call_names=call_names, unchanged=unchanged)
+    return Expected(
+        lines, diff=True, names=names, call_names=call_names, unchanged=unchanged, before=before
+    )
 
 
 def _expect_backward(
@@ -603,17 +626,24 @@ def _expect_backward(
         before = flow.preceding_any(here)
         names = flow.names_on(here)
         unchanged: dict[str, frozenset[str]] = {}
+        whole = standalone(states, len(states) - 1).locals or {}
         if before:
             texts = _texts(source, before)
             lines[StateKind.INV_LINE] = lines[StateKind.INV_LINE_CALL] = texts
             bound, had = flow.names_at(before), flow.names_at(here)
             names = names if bound is None or had is None else bound | had
-            whole = standalone(states, len(states) - 1).locals or {}
             for text in texts:
                 kept = flow.unchanged(source.by_text.get(text, []), whole)
                 if kept:
                     unchanged[text] = kept
-        return Expected(lines, diff=True, names=names, call_names=call_names, unchanged=unchanged)
+        return Expected(
+            lines,
+            diff=True,
+            names=names,
+            call_names=call_names,
+            unchanged=unchanged,
+            before=whole,
+        )
     if last.kind is StateKind.INV_LINE_CALL and action.kind is ActionKind.INV_STEP_OVER:
         lines[StateKind.INV_LINE] = frozenset({last.src})
         return Expected(lines, diff=True, names=frozenset(), call_names=call_names)

@@ -34,10 +34,11 @@ can turn token log-probabilities into a confidence per part.
 from __future__ import annotations
 
 import io
+import json
 import keyword
 import re
 import tokenize
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from neural_debugger.protocol.language import Action
@@ -105,6 +106,7 @@ class JsonCursor:
 
     __slots__ = (
         "allow_diff",
+        "before",
         "buf",
         "chars",
         "diff",
@@ -126,9 +128,11 @@ class JsonCursor:
         allow_diff: bool = True,
         names: Names | None = None,
         need_diff: bool = False,
+        before: Before | None = None,
     ) -> None:
         self.mode = mode  # "object" or "string"
         self.names = names  # the names a key may be (None: any)
+        self.before = before  # in a diff: what it is a diff against (None: not known)
         self.state = "start"
         self.buf = bytearray()  # the string being read (raw, escapes kept)
         self.key: bytes | None = None
@@ -189,6 +193,8 @@ class JsonCursor:
                 self.state = "value"
                 return True
             ok = byte == 0x6E and self.diff and self.key != _MARKER  # n of null
+            if ok and self.before is not None and self.key is not None:
+                ok = self.before.may_unbind(self.key)
             self.state = "null"
             self.buf = bytearray(b"n")
         elif s == "null":
@@ -317,6 +323,8 @@ class JsonCursor:
         # a value
         if self.key == _MARKER and text != _MARKER_VALUE:
             return self._break()
+        if self.diff and self.before is not None and self.before.values.get(self.key) == text:
+            return self._break()  # a diff shows a variable only with another value
         self.state = "after_value"
         return True
 
@@ -324,6 +332,28 @@ class JsonCursor:
         self.done = True
         self.state = "broken"
         return False
+
+
+class Before:
+    """The locals a diff is written against, as the grammar compares them: a diff shows a
+    variable only with a value other than the one it had (as JSON string contents, the way
+    the language writes them), and ``null`` only for a variable it had (any, where the frame
+    had more variables than were shown). A value cut at MAX_VALUE_CHARS is left out: a
+    different value can be cut to the same text, and the cut marker alone may follow it."""
+
+    __slots__ = ("_names", "complete", "values")
+
+    def __init__(self, locals_: Mapping[str, str]) -> None:
+        self.complete = MORE_VARIABLES_KEY not in locals_
+        self.values = {
+            name.encode(): json.dumps(value, ensure_ascii=False)[1:-1].encode()
+            for name, value in locals_.items()
+            if not value.endswith(CUT_MARKER)
+        }
+        self._names = frozenset(name.encode() for name in locals_)
+
+    def may_unbind(self, name: bytes) -> bool:
+        return not self.complete or name in self._names
 
 
 _LAYOUT = {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT}
@@ -622,11 +652,13 @@ class StateWriter:
             if self.kind in CALL_KINDS:
                 frame = self.expected.call_names.get(self._written.decode(errors="replace"))
             names = self.source.names if frame is None else self.source.names.within(frame, hidden)
+            before = self.expected.before if self.kind in LINE_KINDS else None
             self._cursor = JsonCursor(
                 "object",
                 allow_diff=bool(arg) and diff is not False,
                 names=names,
                 need_diff=diff is True,
+                before=None if before is None else Before(before),
             )
         elif kind == "string":
             self._cursor = JsonCursor("string")

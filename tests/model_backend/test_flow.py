@@ -215,6 +215,10 @@ def test_a_step_back_cannot_change_what_the_line_it_lands_on_does_not_bind() -> 
     header = State(kind=StateKind.INV_LINE, src="    for x in xs:", locals={}, diff=True)
     assert expected.allows(header)
     assert not expected.allows(header.model_copy(update={"locals": {"total": "3"}}))
+    assert expected.before == whole  # the diff is written against the later state's locals
+    assert not expected.allows(header.model_copy(update={"locals": {"out": "[3, 4, 6]"}}))
+    assert expected.allows(header.model_copy(update={"locals": {"out": "[3, 4]"}}))
+    assert not expected.allows(header.model_copy(update={"locals": {"k": None}}))
 
 
 def test_every_sampled_state_keeps_to_what_was_expected() -> None:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from neural_debugger.model_backend.grammar import (
     FORWARD_KINDS,
     INVERSE_KINDS,
+    Before,
     JsonCursor,
     Names,
     SourceLines,
@@ -152,6 +153,24 @@ def test_names_are_names_of_the_code_each_shown_once() -> None:
             many.within(frame, frozenset({f"v{i}", f"v{j}"}))
     assert len(many._within) <= 256  # the oldest narrowed sets are forgotten
     assert b"v3" not in many.within(frame, frozenset({"v3"})).full  # and made again on need
+
+
+def test_a_diff_shows_a_variable_only_with_another_value() -> None:
+    cut = "a" * 160 + "…<cut>"
+    before = Before({"n": "1", "s": "'é\\n'", "long": cut})
+
+    def diff(text: str, against: Before = before) -> bool:
+        return feed(JsonCursor("object", need_diff=True, before=against), text)
+
+    assert diff('{"..": "..", "n": "2"}')
+    assert not diff('{"..": "..", "n": "1"}')  # the value it had: no change to show
+    assert diff('{"..": "..", "n": "12"}')  # ... which a longer value may start with
+    assert not diff('{"..": "..", "s": "\'é\\\\n\'"}')  # compared as the language writes it
+    assert diff(f'{{"..": "..", "long": "{cut}"}}')  # a cut value may stand for another
+    assert diff('{"..": "..", "n": null}')  # unbound
+    assert not diff('{"..": "..", "k": null}')  # k was never bound
+    assert diff('{"..": "..", "k": null}', Before({"n": "1", "…": "+3 more variables"}))
+    assert feed(JsonCursor("object", before=before), '{"n": "1"}')  # whole locals: any value
 
 
 def test_json_cursor_refuses_a_diff_where_calls_need_full_locals() -> None:
