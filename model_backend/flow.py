@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import dis
+import functools
 import inspect
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -449,9 +450,11 @@ def _stored_from_inner_functions(units: list[tuple[CodeType, dis.Bytecode]]) -> 
     }
 
 
+@functools.lru_cache(maxsize=4096)
 def _immutable_literal(text: str) -> bool:
     """Whether ``text`` renders an immutable value: a literal of numbers, strings, bytes,
-    bools and None, alone or in tuples (a cut value is no literal)."""
+    bools and None, alone or in tuples (a cut value is no literal). Cached: a session asks
+    about the same values step after step, and a step back once per line it may land on."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. an invalid escape in a model's value
