@@ -53,6 +53,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "(decoded by the embedded engine, as with --constrained)",
     )
     ns.add_argument(
+        "--stepped",
+        type=int,
+        default=0,
+        metavar="N",
+        help="reach breakpoints as a debug session does: up to N steps into until one stands "
+        "on the line, then one jump (decoded by the embedded engine, as with --constrained)",
+    )
+    ns.add_argument(
         "--actions",
         default=None,
         help="only these actions, comma-separated (the same items as a run over all actions)",
@@ -177,6 +185,9 @@ def run_next_state(args: argparse.Namespace) -> int:
     if args.check < 1:
         print("ndb eval next-state: error: --check must be at least 1")
         return 2
+    if args.stepped < 0:
+        print("ndb eval next-state: error: --stepped must be 0 (jump) or more")
+        return 2
     actions = tuple(a.strip() for a in args.actions.split(",")) if args.actions else None
     known = {kind.value for kind in ActionKind}
     if actions is not None and not set(actions) <= known:
@@ -197,6 +208,7 @@ def run_next_state(args: argparse.Namespace) -> int:
         long_sessions=args.long,
         check=args.check,
         actions=actions,
+        stepped=args.stepped,
     )
     command = f"ndb eval next-state --model {args.model} --data {args.data}"
     command += f" --per-action {args.per_action}" + (f" --seed {args.seed}" if args.seed else "")
@@ -205,6 +217,7 @@ def run_next_state(args: argparse.Namespace) -> int:
     command += f" --unseen {args.unseen}" if args.unseen else ""
     command += " --long" if args.long else ""
     command += f" --check {args.check}" if args.check > 1 else ""
+    command += f" --stepped {args.stepped}" if args.stepped else ""
     command += f" --actions {args.actions}" if args.actions else ""
     results["command"] = command + (f" --out {args.out}" if args.out else "")
     print(format_table(results))

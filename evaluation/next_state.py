@@ -40,6 +40,7 @@ from neural_debugger.protocol import (
     encode_prompt,
     parse_state,
     parse_trajectory,
+    standalone,
 )
 from neural_debugger.tracer.events import ExitKind
 from neural_debugger.tracer.program import Program
@@ -130,6 +131,13 @@ def score(predicted_text: str, target: State) -> dict[str, Any]:
         predicted = parse_state(predicted_text)
     except ParseError:
         return {"parsed": False, **dict.fromkeys(COMPONENTS, False)}
+    return score_state(predicted, target)
+
+
+def score_state(predicted: State | None, target: State) -> dict[str, Any]:
+    """:func:`score` of a state already parsed (``None``: no state came out)."""
+    if predicted is None:
+        return {"parsed": False, **dict.fromkeys(COMPONENTS, False)}
     result: dict[str, Any] = {
         "parsed": True,
         "exact": predicted == target,
@@ -155,22 +163,52 @@ def _constrained(loaded: LoadedModel, item: Item, check: int = 1) -> str:
         return getattr(err, "text", "")
 
 
+def _stepped(loaded: LoadedModel, item: Item, budget: int) -> State | None:
+    """A breakpoint as a debug session answers it (:func:`~neural_debugger.model_backend.session.
+    resume`): greedy steps into under the grammar until a state stands on the breakpoint's line
+    (the language's rule: the first later node, at any depth, on that line) or the program
+    ends, at most ``budget`` of them, then one breakpoint jump if none got there. Returns that
+    state with its whole locals, as the jump shows them; ``None`` if a step failed."""
+    assert item.history is not None and item.next_action is not None
+    session = LocalSession(loaded, item.history.code)
+    options = DecodeOptions(seed=0)
+    states, actions = list(item.history.states), list(item.history.actions)
+    into = Action(kind=ActionKind.STEP_INTO)
+    try:
+        for _ in range(budget):
+            history = History(item.history.code, tuple(states), tuple(actions))
+            state = session.predict_now(history, into, options).state
+            states.append(state)
+            actions.append(into)
+            if state.kind.is_exit or state.src == item.next_action.target:
+                return standalone(tuple(states), len(states) - 1)
+        history = History(item.history.code, tuple(states), tuple(actions))
+        return session.predict_now(history, item.next_action, options).state
+    except BackendError:
+        return None
+
+
 def predict_and_score(
     items: Iterable[Item],
     model_dir: Path,
     device: str = "cpu",
     constrained: bool = False,
     check: int = 1,
+    stepped: int = 0,
 ) -> list[dict[str, Any]]:
     """Each item's score (see :func:`score`); ``constrained``: decoded by the embedded engine
     under the grammar (what a debug session shows) instead of unconstrained greedy (the raw
-    model), with steps back checked forwards over ``check`` candidates when above 1."""
+    model), with steps back checked forwards over ``check`` candidates when above 1, and
+    breakpoints reached by up to ``stepped`` steps into (:func:`_stepped`) when above 0."""
     loaded = load_model(Path(model_dir).resolve(), device) if constrained else None
     if loaded is None:
         model = load_pretrained(model_dir, device=device)
         tokenizer = load_tokenizer(model_dir)
     scores = []
     for item in items:
+        if loaded is not None and stepped and item.action == ActionKind.BREAKPOINT.value:
+            scores.append(score_state(_stepped(loaded, item, stepped), item.target))
+            continue
         if loaded is not None:
             text = _constrained(loaded, item, check)
         else:
@@ -228,22 +266,26 @@ def evaluate(
     long_sessions: bool = False,
     check: int = 1,
     actions: tuple[str, ...] | None = None,
+    stepped: int = 0,
 ) -> dict[str, Any]:
     """Exact match per action and per component, on held-out shards (see :func:`load_items`
     for ``origins`` and ``unseen``). ``long_sessions``: only predictions whose whole history
     does not fit the model's window, decoded by the embedded engine, which drops the oldest
     states as a long debug session does. ``check`` > 1 (constrained): steps back keep the best
-    of that many candidates by the forward check. ``actions``: only these (the same items as a
-    run over all actions)."""
+    of that many candidates by the forward check. ``stepped`` > 0 (constrained): breakpoints
+    are reached as a debug session reaches them, by up to that many steps into, then one jump
+    (:func:`_stepped`). ``actions``: only these (the same items as a run over all actions)."""
     beyond = outgrows_window(model_dir) if long_sessions else None
     items = load_items(data_dir, per_action, seed, prompt_limit(model_dir), origins, unseen, beyond)
     if actions is not None:
         items = [item for item in items if item.action in actions]
-    constrained = constrained or long_sessions or check > 1
-    scores = predict_and_score(items, model_dir, device, constrained, check)
+    constrained = constrained or long_sessions or check > 1 or stepped > 0
+    scores = predict_and_score(items, model_dir, device, constrained, check, stepped)
     decoding = "constrained (embedded engine)" if constrained else "unconstrained greedy"
     if check > 1:
         decoding += f", steps back checked forwards ({check} candidates)"
+    if stepped > 0:
+        decoding += f", breakpoints stepped (up to {stepped} steps into, then one jump)"
     by_action: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for item, result in zip(items, scores, strict=True):
         by_action[item.action].append(result)

@@ -157,6 +157,7 @@ EXTRA_NEXT_STATE_COLUMNS = (
     ("next_state_real", "exact, unseen real functions (n)"),
     ("next_state_long", "exact, history beyond the window (n)"),
     ("next_state_checked", "exact, steps back checked forwards (n)"),
+    ("next_state_stepped", "exact, breakpoints stepped as a session continues (n)"),
 )
 INVERSE_ONLY_COLUMNS = frozenset({"next_state_checked"})  # the check changes steps back only
 
@@ -209,12 +210,16 @@ def next_state_markdown(results: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
+# A breakpoint as a debug session continues to it: steps into, then one jump past a budget
+# (``ndb eval next-state --stepped N``); judged beside the language's one jump.
+STEPPED_BREAKPOINT = "breakpoint, stepped"
 # The training issue's targets for next-state exact match (greedy, under the grammar).
 TARGETS = {
     "step_into": 0.90,
     "step_over": 0.90,
     "step_return": 0.50,
     "breakpoint": 0.50,
+    STEPPED_BREAKPOINT: 0.50,
     "inv_step_into": 0.70,
 }
 # Independent draws of held-out generated programs (the data folder's name) the targets are
@@ -223,11 +228,15 @@ TARGETS = {
 TARGET_DRAWS = (("heldout", "tracked set"), ("heldout-2", "second draw"))
 
 
-def _plain_run(result: dict[str, Any]) -> bool:
+PLAIN = "constrained (embedded engine)"
+
+
+def _plain_run(result: dict[str, Any], stepped: bool = False) -> bool:
     """A next-state run as debug sessions decode: greedy under the grammar, whole histories,
-    every origin, no candidates checked."""
+    every origin, no candidates checked; ``stepped``: with breakpoints stepped instead."""
+    decoding = str(result.get("decoding"))
     return (
-        result.get("decoding") == "constrained (embedded engine)"
+        (decoding.startswith(PLAIN + ", breakpoints stepped") if stepped else decoding == PLAIN)
         and result.get("prompts", "whole") == "whole"
         and result.get("origins", "all") == "all"
         and result.get("unseen_in") is None
@@ -236,14 +245,19 @@ def _plain_run(result: dict[str, Any]) -> bool:
 
 def draw_counts(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, tuple[int, int, str]]]:
     """(right, n, results file) per draw and action: of the plain runs on that draw's data, the
-    one with the most items for the action (runs of one seed ask the same first items)."""
+    one with the most items for the action (runs of one seed ask the same first items). Runs
+    with breakpoints stepped count for :data:`STEPPED_BREAKPOINT` only."""
     found: dict[str, dict[str, tuple[int, int, str]]] = {}
     for name, result in sorted(results.items()):
-        if not name.startswith("next_state") or not _plain_run(result):
+        stepped = _plain_run(result, stepped=True)
+        if not name.startswith("next_state") or not (stepped or _plain_run(result)):
             continue
         folder = Path(str(result.get("data", ""))).name
         for action, row in result.get("results", {}).items():
             exact = row.get("exact")
+            if stepped and action != "breakpoint":
+                continue
+            action = STEPPED_BREAKPOINT if stepped else action
             if exact is None:
                 continue
             n = int(exact["n"])

@@ -31,6 +31,9 @@ from .backend import (
     Prediction,
 )
 
+# Steps into that a continue to one breakpoint predicts before it jumps the rest of the way.
+BREAKPOINT_STEPS = 64
+
 
 @dataclass(frozen=True)
 class Frame:
@@ -106,11 +109,15 @@ class DebugSession:
         inverse: bool = False,
         first: State | None = None,
         options: DecodeOptions | None = None,
+        breakpoint_steps: int = BREAKPOINT_STEPS,
     ) -> None:
+        if breakpoint_steps < 0:
+            raise ValueError("breakpoint_steps must be 0 (one jump) or more")
         self.program = program
         self.backend = backend
         self.inverse = inverse
         self.options = options or DecodeOptions()
+        self.breakpoint_steps = breakpoint_steps
         self.code = program.function_context if inverse else program.context
         self._source = SourceMap(self.code)
         self._tracker = LineTracker(self._source)
@@ -135,9 +142,17 @@ class DebugSession:
         inverse: bool = False,
         first: State | None = None,
         options: DecodeOptions | None = None,
+        breakpoint_steps: int = BREAKPOINT_STEPS,
     ) -> DebugSession:
         backend = await engine.open(program, inverse=inverse)
-        return cls(program, backend, inverse=inverse, first=first, options=options)
+        return cls(
+            program,
+            backend,
+            inverse=inverse,
+            first=first,
+            options=options,
+            breakpoint_steps=breakpoint_steps,
+        )
 
     # ---- where we are ----------------------------------------------------------------
 
@@ -271,7 +286,7 @@ class DebugSession:
         self._full.append(full if full is not None else previous)
         file, line = self._where(located.line)
         called = state.kind in (StateKind.CALL, StateKind.INV_CALL)
-        frames = self._frames(located.stack, called=called)
+        frames = self._frames(located.stack, located.named, called=called)
         certain = prediction is None
         confidence = Confidence.certain(state) if certain else prediction.confidence
         stop = Stop(
@@ -295,20 +310,24 @@ class DebugSession:
             return str(self.program.path), context_line
         return self.program.location(context_line)
 
-    def _frames(self, lines: tuple[int | None, ...], called: bool) -> tuple[Frame, ...]:
+    def _frames(
+        self, lines: tuple[int | None, ...], named: tuple[bool, ...], called: bool
+    ) -> tuple[Frame, ...]:
         """Name the predicted stack's frames (outermost first) by the code they stand in.
 
         A call stop stands on its function's ``def`` line: that frame is the function's. A frame
-        standing on the same line as the one below it was opened by that line without a call
-        of a named function: a comprehension, generator expression or lambda.
+        not opened on a ``def`` line that stands on the same line as the one below it was opened
+        by that line without a call of a named function: a comprehension, generator expression
+        or lambda (a recursive call on that line opened its frame on the ``def``).
         """
         frames = []
         for depth, number in enumerate(lines):
             file, line = self._where(number)
             innermost = depth == len(lines) - 1
+            anonymous = depth < len(named) and not named[depth]
             if file == ENTRY_FILE:
                 name = self.program.wrapper_name
-            elif depth and number is not None and number == lines[depth - 1]:
+            elif anonymous and number is not None and number == lines[depth - 1]:
                 name = _anonymous(self.code.split("\n")[number - 1])
             else:
                 name = self._scope_name(number, header=called and innermost)
@@ -365,22 +384,27 @@ async def resume(
 ) -> Stop:
     """Continue to the next breakpoint (program line numbers), or to the end without any.
 
-    One breakpoint is one jump (the language's breakpoint action). With several, the model cannot
-    say which is hit first from separate jumps, so the session steps into until a stop lands on
-    one of them (at most ``max_steps`` predictions).
+    The session steps into, one predicted event at a time, until a stop lands on a breakpoint
+    or the program ends: a chain of single steps is right more often than the language's one
+    breakpoint jump, which must guess every iteration in between at once (README, "Continue:
+    steps, then one jump"). With one breakpoint, after ``session.breakpoint_steps`` steps the
+    rest is one jump, so a long loop costs no more predictions than that (0: jump at once).
+    With several, the model cannot say which is hit first from separate jumps, so stepping
+    goes on, to at most ``max_steps`` predictions.
     """
     lines = session.program.lines
     if not breakpoints:
         return await session.step(Action(kind=ActionKind.CONTINUE), options)
+    budget = session.breakpoint_steps if len(breakpoints) == 1 else max_steps
+    for _ in range(budget):
+        stop = await session.step(Action(kind=ActionKind.STEP_INTO), options)
+        if stop.exited or (stop.file == session.program.path and stop.line in breakpoints):
+            return stop
     if len(breakpoints) == 1:
         (number,) = breakpoints
         return await session.step(
             Action(kind=ActionKind.BREAKPOINT, target=lines[number - 1]), options
         )
-    for _ in range(max_steps):
-        stop = await session.step(Action(kind=ActionKind.STEP_INTO), options)
-        if stop.exited or (stop.file == session.program.path and stop.line in breakpoints):
-            return stop
     raise BackendError(f"no breakpoint was reached within {max_steps} predicted steps")
 
 

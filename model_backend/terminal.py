@@ -24,7 +24,15 @@ from neural_debugger.tracer.record import TracerFailure
 from .backend import BackendError, DecodeOptions
 from .compare import differences, follow
 from .engines import BACKENDS, make_engine
-from .session import DebugSession, Stop, inverse_first_state, parse_action, resume, reverse_resume
+from .session import (
+    BREAKPOINT_STEPS,
+    DebugSession,
+    Stop,
+    inverse_first_state,
+    parse_action,
+    resume,
+    reverse_resume,
+)
 
 DEFAULT_SCRIPT = "step_into,step_into,step_over,step_over,step_into,step_return,continue"
 UNSURE = 0.5
@@ -99,6 +107,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--seed", type=int)
     p.add_argument("--max-tokens", type=int, default=512, help="token budget per state")
+    p.add_argument(
+        "--breakpoint-steps",
+        type=int,
+        default=BREAKPOINT_STEPS,
+        metavar="N",
+        help="continue to one --break: up to N steps into, then one jump "
+        f"(0: jump at once; default {BREAKPOINT_STEPS})",
+    )
     p.set_defaults(run=run)
 
 
@@ -335,6 +351,8 @@ async def main(args: argparse.Namespace) -> int:
                 raise ValueError(f"--break {line} is not a statement line of the program")
         if args.check > 1 and args.backend != "local":
             raise ValueError("--check (steps back checked forwards) needs --backend local")
+        if args.breakpoint_steps < 0:
+            raise ValueError("--breakpoint-steps must be 0 (one jump) or more")
         options = DecodeOptions(
             temperature=args.temperature,
             samples=args.samples,
@@ -351,6 +369,7 @@ async def main(args: argparse.Namespace) -> int:
             inverse=inverse,
             first=first if args.backend != "oracle" else None,
             options=options,
+            breakpoint_steps=args.breakpoint_steps,
         )
         truth = None
         if args.compare and args.backend != "oracle":

@@ -161,6 +161,7 @@ class SourceMap:
 class Frame:
     scope: Scope | None
     line: int | None
+    named: bool = True  # opened on a def or class line, not by a comprehension or lambda
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,7 @@ class Located:
     line: int | None
     depth: int
     stack: tuple[int | None, ...]  # current line of every frame, outermost first
+    named: tuple[bool, ...] = ()  # per frame: opened on a def or class line (see Frame)
 
 
 @dataclass
@@ -182,7 +184,7 @@ class LineTracker:
 
     def snapshot(self) -> LineTracker:
         """A copy to return to later (the source map is shared, the frames are copied)."""
-        frames = [Frame(f.scope, f.line) for f in self.stack]
+        frames = [Frame(f.scope, f.line, f.named) for f in self.stack]
         return LineTracker(self.source, frames, self._pop_pending)
 
     def locate(self, state: State, action: Action | None = None) -> Located:
@@ -211,7 +213,9 @@ class LineTracker:
                 near=caller.line if caller else None,
                 backward=backward,
             )
-            self.stack.append(Frame(self._frame_scope(line, first=action is None), line))
+            scope = self._frame_scope(line, first=action is None)
+            named = not self.stack or self._is_header(line)
+            self.stack.append(Frame(scope, line, named))
         else:
             frame = self.stack[-1]
             line = self.source.resolve(
@@ -222,8 +226,17 @@ class LineTracker:
         if kind in (StateKind.RETURN, StateKind.INV_CALL):
             self._pop_pending = True
         return Located(
-            line=line, depth=len(self.stack) - 1, stack=tuple(f.line for f in self.stack)
+            line=line,
+            depth=len(self.stack) - 1,
+            stack=tuple(f.line for f in self.stack),
+            named=tuple(f.named for f in self.stack),
         )
+
+    def _is_header(self, line: int | None) -> bool:
+        """Whether ``line`` starts a function or class (its ``def``, decorators or header)."""
+        if line is None:
+            return False
+        return line in self.source.scope_starts or any(s.header == line for s in self.source.scopes)
 
     def _breakpoint(self, src: str, call: bool) -> int | None:
         current = self.stack[-1] if self.stack else None

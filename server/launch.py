@@ -85,7 +85,12 @@ async def open_session(args: LaunchArguments, pool: EnginePool) -> DebugSession:
         model = _resolve(args.model, args.cwd) if args.model else None
         engine = await pool.get(args.backend, model, args.vllm_urls)
         return await DebugSession.open(
-            program, engine, inverse=inverse, first=first, options=options
+            program,
+            engine,
+            inverse=inverse,
+            first=first,
+            options=options,
+            breakpoint_steps=args.breakpoint_steps,
         )
     except (ProgramError, TracerFailure, BackendError, ValueError, OSError) as err:
         raise LaunchError(str(err)) from None

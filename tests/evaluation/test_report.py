@@ -182,6 +182,9 @@ def test_steps_back_checked_forwards_fill_their_column_for_inverse_actions_only(
     assert "`ndb eval next-state --constrained --check 8`" in block
 
 
+STEPPED = "constrained (embedded engine), breakpoints stepped (up to 64 steps into, then one jump)"
+
+
 def test_targets_are_judged_per_draw_and_pooled_from_the_largest_plain_runs(
     results: Path, tmp_path: Path
 ) -> None:
@@ -212,6 +215,16 @@ def test_targets_are_judged_per_draw_and_pooled_from_the_largest_plain_runs(
             "data/v1/heldout-2", "long", {"breakpoint": {"exact": rate(40, 0)}},
             prompts="beyond the window (oldest states dropped)",
         ),
+        # breakpoints stepped as a session continues: a row of their own, other actions ignored
+        "next_state_stepped": run(
+            "data/v1/heldout", "stepped tracked",
+            {"breakpoint": {"exact": rate(10, 7)}, "step_over": {"exact": rate(40, 0)}},
+            decoding=STEPPED,
+        ),
+        "next_state_stepped_heldout2": run(
+            "data/v1/heldout-2", "stepped second", {"breakpoint": {"exact": rate(8, 4)}},
+            decoding=STEPPED,
+        ),
     }  # fmt: skip
     for name, data in files.items():
         (results / f"{name}.json").write_text(json.dumps(data))
@@ -220,6 +233,9 @@ def test_targets_are_judged_per_draw_and_pooled_from_the_largest_plain_runs(
     assert "| step_over | 17/20 (85.0%) | 10/10 (100.0%) | **90.0%** | ≥ 90% | ✓ | ✗ |" in block
     # breakpoint: 5/10 and 3/8 pool to 8/18 = 44.4%, under 50%
     assert "| breakpoint | 5/10 (50.0%) | 3/8 (37.5%) | **44.4%** | ≥ 50% | ✗ | ✗ |" in block
+    # stepped: 7/10 and 4/8 pool to 11/18 = 61.1%, met on both draws
+    stepped = "| breakpoint, stepped | 7/10 (70.0%) | 4/8 (50.0%) | **61.1%** | ≥ 50% | ✓ | ✓ |"
+    assert stepped in block and "`stepped second`" in block
     assert "| step_into |" not in block.split("training issue's targets")[1].split("From:")[0]
     assert "`large tracked`" in block and "`second draw`" in block
     assert "`checked`" not in block.split("training issue's targets")[1]

@@ -19,8 +19,10 @@ ENTRY = "bubble_sort([3, 1, 2])"
 STEP_INTO = Action(kind=ActionKind.STEP_INTO)
 
 
-async def _session(path: Path = EXAMPLE) -> DebugSession:
-    return await DebugSession.open(load_program(path, ENTRY), OracleEngine())
+async def _session(path: Path = EXAMPLE, breakpoint_steps: int = 64) -> DebugSession:
+    return await DebugSession.open(
+        load_program(path, ENTRY), OracleEngine(), breakpoint_steps=breakpoint_steps
+    )
 
 
 async def test_a_real_run_agrees_with_itself() -> None:
@@ -37,7 +39,7 @@ async def test_wrong_values_are_found_at_their_stop_and_line(tmp_path: Path) -> 
     # counts twice, so the predicted swaps diverge from reality from the first swap on
     wrong = tmp_path / "bubble_sort.py"
     wrong.write_text(EXAMPLE.read_text().replace("swaps += 1", "swaps += 2"))
-    predicted = await _session(wrong)
+    predicted = await _session(wrong, breakpoint_steps=0)
     await resume(predicted, {12})  # one jump to `return result`
     truth = await _session(EXAMPLE)
     await follow(truth, predicted)

@@ -26,8 +26,15 @@ EXAMPLE = ROOT / "examples" / "bubble_sort.py"
 STEP_INTO = Action(kind=ActionKind.STEP_INTO)
 
 
-async def _oracle(entry: str = "bubble_sort([3, 1, 2])", inverse: bool = False) -> DebugSession:
-    return await DebugSession.open(load_program(EXAMPLE, entry), OracleEngine(), inverse=inverse)
+async def _oracle(
+    entry: str = "bubble_sort([3, 1, 2])", inverse: bool = False, breakpoint_steps: int = 64
+) -> DebugSession:
+    return await DebugSession.open(
+        load_program(EXAMPLE, entry),
+        OracleEngine(),
+        inverse=inverse,
+        breakpoint_steps=breakpoint_steps,
+    )
 
 
 async def test_oracle_session_locates_stops_and_rebuilds_full_locals() -> None:
@@ -78,6 +85,26 @@ async def test_resume_to_one_or_several_breakpoints_and_back() -> None:
     assert (await resume(session, set())).exited
     back = reverse_resume(session, {11})
     assert back.line == 11 and back.locals["swaps"] == "1"
+
+
+async def test_a_continue_steps_to_one_breakpoint_then_jumps_past_its_budget() -> None:
+    # stepped: every event on the way is a recorded stop, the last on the breakpoint
+    stepped = await _oracle()
+    stop = await resume(stepped, {11})
+    kinds = {a.kind for a in stepped.actions}
+    assert (stop.line, stop.locals["swaps"]) == (11, "0") and kinds == {ActionKind.STEP_INTO}
+    assert len(stepped.stops) > 5 and stop.action.kind is ActionKind.STEP_INTO
+    # a budget too small to get there: that many steps, then one jump the rest of the way
+    short = await _oracle(breakpoint_steps=3)
+    stop = await resume(short, {11})
+    assert [a.kind for a in short.actions] == [ActionKind.STEP_INTO] * 3 + [ActionKind.BREAKPOINT]
+    assert (stop.line, stop.locals["swaps"]) == (11, "0")
+    # 0: one jump, as the language's breakpoint action
+    jumped = await _oracle(breakpoint_steps=0)
+    stop = await resume(jumped, {11})
+    assert [a.kind for a in jumped.actions] == [ActionKind.BREAKPOINT] and stop.line == 11
+    with pytest.raises(ValueError, match="breakpoint_steps"):
+        await _oracle(breakpoint_steps=-1)
 
 
 async def test_the_oracle_refuses_what_reality_did_not_do() -> None:
@@ -141,6 +168,8 @@ def test_ndb_debug_oracle_json_stops() -> None:
     assert missing.returncode == 2 and "no_such.py" in missing.stderr
     unchecked = _ndb(str(EXAMPLE), "--backend", "oracle", "--check", "4", "--script", "step_into")
     assert unchecked.returncode == 2 and "--check" in unchecked.stderr
+    negative = _ndb(str(EXAMPLE), "--breakpoint-steps", "-1", "--script", "step_into")
+    assert negative.returncode == 2 and "--breakpoint-steps" in negative.stderr
 
 
 def test_ndb_debug_interactive_prompt_takes_pdb_like_commands() -> None:
@@ -157,7 +186,7 @@ def test_ndb_debug_interactive_prompt_takes_pdb_like_commands() -> None:
 
 
 async def test_restart_frame_and_goto_work_on_the_history() -> None:
-    session = await _oracle()
+    session = await _oracle(breakpoint_steps=0)
     jumped_there = await resume(session, {11})  # one jump: the call is not in the history
     with pytest.raises(BackendError, match="not in the recorded history"):
         session.restart_frame(1)
@@ -183,7 +212,7 @@ async def test_restart_frame_and_goto_work_on_the_history() -> None:
 
 
 async def test_after_a_jump_into_a_function_the_caller_stands_on_the_call() -> None:
-    session = await _oracle()
+    session = await _oracle(breakpoint_steps=0)
     stop = await resume(session, {11})
     assert [(f.name, f.line) for f in stop.frames] == [("main", 2), ("bubble_sort", 11)]
 
@@ -214,7 +243,7 @@ async def test_stacks_after_jumps_follow_the_calls_in_the_code(tmp_path: Path) -
     path.write_text(NESTED)
 
     async def at(line: int) -> DebugSession:
-        session = await DebugSession.open(load_program(path), OracleEngine())
+        session = await DebugSession.open(load_program(path), OracleEngine(), breakpoint_steps=0)
         await resume(session, {line})
         return session
 
@@ -234,3 +263,27 @@ async def test_stacks_after_jumps_follow_the_calls_in_the_code(tmp_path: Path) -
     comprehension = await at(11)
     await comprehension.step(STEP_INTO)
     assert names(comprehension)[-1] == ("<listcomp>", 11)
+
+
+RECURSIVE = """def fact(n):
+    return n * fact(n - 1) if n > 1 else 1
+
+
+print([fact(k) for k in (3, 1)])
+"""
+
+
+async def test_stepped_stacks_tell_recursion_on_one_line_from_a_comprehension(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "recursive.py"
+    path.write_text(RECURSIVE)
+    session = await DebugSession.open(load_program(path), OracleEngine())
+    seen: list[tuple[int | None, list[str]]] = []
+    while not session.finished:
+        stop = await session.step(STEP_INTO)
+        seen.append((stop.line, [f.name for f in stop.frames]))
+    # a recursive call on the line its caller stands on opened the function's frame (at its
+    # def), while the comprehension on line 5 opened one without a def
+    deepest = max((names for line, names in seen if line == 2), key=len)
+    assert deepest == ["<module>", "<listcomp>", "fact", "fact", "fact"]

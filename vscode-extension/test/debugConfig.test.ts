@@ -76,7 +76,7 @@ describe('validate', () => {
 
   it('accepts a complete configuration', () => {
     assert.deepEqual(validate(ok), []);
-    assert.deepEqual(problems({ entry: 'obj.f([1, 2])', temperature: 0.7, samples: 5, seed: 3, maxTokens: 1024 }), []);
+    assert.deepEqual(problems({ entry: 'obj.f([1, 2])', temperature: 0.7, samples: 5, seed: 3, maxTokens: 1024, breakpointSteps: 0 }), []);
     assert.deepEqual(problems({ backend: 'vllm', vllmUrl: ['http://a:1', 'https://b'] }), []);
   });
 
@@ -93,6 +93,8 @@ describe('validate', () => {
     assert.match(problems({ samples: 65 })[0], /samples/);
     assert.match(problems({ samples: 1.5 })[0], /samples/);
     assert.match(problems({ maxTokens: 0 })[0], /maxTokens/);
+    assert.match(problems({ breakpointSteps: -1 })[0], /breakpointSteps/);
+    assert.match(problems({ breakpointSteps: 501 })[0], /breakpointSteps/);
     assert.match(problems({ seed: 'x' as unknown as number })[0], /seed/);
     assert.equal(problems({ program: '', backend: 'gpu', samples: 0 }).length, 3);
   });

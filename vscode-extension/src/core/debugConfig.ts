@@ -30,6 +30,7 @@ export interface NeuralConfig {
   samples?: number;
   seed?: number;
   maxTokens?: number;
+  breakpointSteps?: number;
   inverse?: string;
   cwd?: string;
   [key: string]: unknown;
@@ -150,6 +151,10 @@ export function validate(config: NeuralConfig): string[] {
   }
   if (config.maxTokens !== undefined && !(isInt(config.maxTokens) && config.maxTokens >= 1 && config.maxTokens <= 8192)) {
     problems.push('"maxTokens" must be a whole number from 1 to 8192.');
+  }
+  const steps = config.breakpointSteps;
+  if (steps !== undefined && !(isInt(steps) && steps >= 0 && steps <= 500)) {
+    problems.push('"breakpointSteps" must be a whole number from 0 to 500.');
   }
   if (config.seed !== undefined && !isInt(config.seed)) {
     problems.push('"seed" must be a whole number.');
