@@ -264,17 +264,23 @@ class LineTracker:
         """After a jump into a new frame, rebuild the frames in between from the code: the
         shortest chain of calls from the caller's function to ``callee`` (a line in each function
         on the way that calls the next by name; the caller's own call at or after where it
-        stood, when it has one). The caller then stands on its call, and the functions the jump
-        went through are on the stack, as a real run shows them."""
-        if not self.stack or callee is None or self.stack[-1].line is None:
+        stood, when it has one). The caller is the innermost frame with such a chain; frames
+        above it, which cannot reach the callee, have returned. The caller then stands on its
+        call, and the functions the jump went through are on the stack, as a real run shows
+        them."""
+        if callee is None:
             return
-        caller = self.stack[-1]
-        path = self._call_path(caller.scope, callee, caller.line)
-        if not path:
-            return
-        caller.line = path[0]
-        for line in path[1:]:
-            self.stack.append(Frame(self._scope(line), line))
+        for depth in range(len(self.stack) - 1, -1, -1):
+            caller = self.stack[depth]
+            if caller.line is None:
+                return
+            path = self._call_path(caller.scope, callee, caller.line)
+            if path:  # the frames above it cannot reach the callee: they have returned
+                del self.stack[depth + 1 :]
+                caller.line = path[0]
+                for line in path[1:]:
+                    self.stack.append(Frame(self._scope(line), line))
+                return
 
     def _call_path(self, start: Scope | None, callee: Scope, near: int) -> list[int]:
         """Call lines from ``start`` to ``callee``, breadth first, at most four calls deep."""

@@ -287,3 +287,36 @@ async def test_stepped_stacks_tell_recursion_on_one_line_from_a_comprehension(
     # def), while the comprehension on line 5 opened one without a def
     deepest = max((names for line, names in seen if line == 2), key=len)
     assert deepest == ["<module>", "<listcomp>", "fact", "fact", "fact"]
+
+
+TWO_CALLS = """def parse(items):
+    good = []
+    for item in items:
+        good.append(int(item))
+    return good
+
+
+def order(nums):
+    out = sorted(nums)
+    return out
+
+
+def main():
+    nums = parse(["3", "1"])
+    return order(nums)
+
+
+print(main())
+"""
+
+
+async def test_a_jump_out_of_a_function_that_cannot_reach_the_line_leaves_its_frame(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "two_calls.py"
+    path.write_text(TWO_CALLS)
+    session = await DebugSession.open(load_program(path), OracleEngine(), breakpoint_steps=0)
+    stop = await resume(session, {3})  # in parse, called by main
+    assert [(f.name, f.line) for f in stop.frames] == [("<module>", 18), ("main", 14), ("parse", 3)]
+    stop = await resume(session, {9})  # parse has returned; main calls order
+    assert [(f.name, f.line) for f in stop.frames] == [("<module>", 18), ("main", 15), ("order", 9)]
