@@ -166,9 +166,10 @@ def _constrained(loaded: LoadedModel, item: Item, check: int = 1) -> str:
 def _stepped(loaded: LoadedModel, item: Item, budget: int) -> State | None:
     """A breakpoint as a debug session answers it (:func:`~neural_debugger.model_backend.session.
     resume`): greedy steps into under the grammar until a state stands on the breakpoint's line
-    (the language's rule: the first later node, at any depth, on that line) or the program
-    ends, at most ``budget`` of them, then one breakpoint jump if none got there. Returns that
-    state with its whole locals, as the jump shows them; ``None`` if a step failed."""
+    (the language's rule: the first later node, at any depth, on that line), at most ``budget``
+    of them, then one breakpoint jump if none got there; steps that end the program short of
+    the line are dropped and the jump answers from the start. Returns that state with its whole
+    locals, as the jump shows them; ``None`` if a step failed."""
     assert item.history is not None and item.next_action is not None
     session = LocalSession(loaded, item.history.code)
     options = DecodeOptions(seed=0)
@@ -178,10 +179,13 @@ def _stepped(loaded: LoadedModel, item: Item, budget: int) -> State | None:
         for _ in range(budget):
             history = History(item.history.code, tuple(states), tuple(actions))
             state = session.predict_now(history, into, options).state
+            if state.src == item.next_action.target:
+                return standalone((*states, state), len(states))
+            if state.kind.is_exit:  # short of the line: the steps are dropped, the jump answers
+                states, actions = list(item.history.states), list(item.history.actions)
+                break
             states.append(state)
             actions.append(into)
-            if state.kind.is_exit or state.src == item.next_action.target:
-                return standalone(tuple(states), len(states) - 1)
         history = History(item.history.code, tuple(states), tuple(actions))
         return session.predict_now(history, item.next_action, options).state
     except BackendError:

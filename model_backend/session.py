@@ -194,8 +194,8 @@ class DebugSession:
     def set_value(self, name: str, value: str) -> Stop:
         """Edit a variable of the current stop (``value`` is a repr text): a counterfactual.
 
-        The current state is replaced by one with the edited full locals; every later
-        prediction sees it.
+        The current state is replaced by one with the edited locals, written as the stop was (a
+        diff against the stop before, or the whole locals); every later prediction sees it.
         """
         stop = self.current
         if stop.locals is None:
@@ -204,11 +204,18 @@ class DebugSession:
             raise BackendError(f"no variable {name!r} at this stop")
         edited = dict(stop.locals)
         edited[name] = value
-        state = State(kind=stop.state.kind, src=stop.state.src, locals=edited, diff=False)
         action, prediction = stop.action, stop.prediction
         self.stops.pop()
         self.states.pop()
         self._full.pop()
+        locals_: dict[str, str | None] = dict(edited)
+        if stop.state.diff:  # written as the language writes this stop: a diff, as it was
+            before = self._full[-1] if self._full else {}
+            locals_ = {n: v for n, v in edited.items() if before.get(n) != v}
+            locals_.update({n: None for n in before if n not in edited})
+        state = State(
+            kind=stop.state.kind, src=stop.state.src, locals=locals_, diff=stop.state.diff
+        )
         self._tracker = self._trackers.pop()
         if action is not None:
             self.actions.pop()
@@ -388,23 +395,31 @@ async def resume(
     or the program ends: a chain of single steps is right more often than the language's one
     breakpoint jump, which must guess every iteration in between at once (README, "Continue:
     steps, then one jump"). With one breakpoint, after ``session.breakpoint_steps`` steps the
-    rest is one jump, so a long loop costs no more predictions than that (0: jump at once).
-    With several, the model cannot say which is hit first from separate jumps, so stepping
-    goes on, to at most ``max_steps`` predictions.
+    rest is one jump, so a long loop costs no more predictions than that (0: jump at once);
+    steps that end the program before the breakpoint are taken back and the jump answers. With
+    several, the model cannot say which is hit first from separate jumps, so stepping goes on,
+    to at most ``max_steps`` predictions.
     """
-    lines = session.program.lines
     if not breakpoints:
         return await session.step(Action(kind=ActionKind.CONTINUE), options)
-    budget = session.breakpoint_steps if len(breakpoints) == 1 else max_steps
-    for _ in range(budget):
+    single = len(breakpoints) == 1
+    start = len(session.stops)
+    for _ in range(session.breakpoint_steps if single else max_steps):
         stop = await session.step(Action(kind=ActionKind.STEP_INTO), options)
-        if stop.exited or (stop.file == session.program.path and stop.line in breakpoints):
+        if stop.file == session.program.path and stop.line in breakpoints:
             return stop
-    if len(breakpoints) == 1:
+        if stop.exited:
+            if not single:
+                return stop
+            # steps that end the program short of the breakpoint went astray more often than
+            # the jump, which the grammar holds to the breakpoint's line: it decides
+            while len(session.stops) > start:
+                session.step_back()
+            break
+    if single:
         (number,) = breakpoints
-        return await session.step(
-            Action(kind=ActionKind.BREAKPOINT, target=lines[number - 1]), options
-        )
+        target = session.program.lines[number - 1]
+        return await session.step(Action(kind=ActionKind.BREAKPOINT, target=target), options)
     raise BackendError(f"no breakpoint was reached within {max_steps} predicted steps")
 
 

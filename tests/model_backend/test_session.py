@@ -320,3 +320,15 @@ async def test_a_jump_out_of_a_function_that_cannot_reach_the_line_leaves_its_fr
     assert [(f.name, f.line) for f in stop.frames] == [("<module>", 18), ("main", 14), ("parse", 3)]
     stop = await resume(session, {9})  # parse has returned; main calls order
     assert [(f.name, f.line) for f in stop.frames] == [("<module>", 18), ("main", 15), ("order", 9)]
+
+
+async def test_steps_that_end_the_program_short_of_the_breakpoint_give_way_to_the_jump(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "two_calls.py"
+    path.write_text(TWO_CALLS + "\n\ndef never():\n    return 0\n")
+    session = await DebugSession.open(load_program(path), OracleEngine())
+    stop = await resume(session, {22})  # `return 0` of a function nothing calls
+    # the steps ran to the end, were taken back, and the one jump answered (the end, too)
+    assert stop.exited and [a.kind for a in session.actions] == [ActionKind.BREAKPOINT]
+    assert len(session.stops) == 2

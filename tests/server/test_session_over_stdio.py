@@ -40,7 +40,7 @@ async def test_full_session_on_bubble_sort(stdio_server: tuple[DapClient, Proces
     assert trace["totalFrames"] == 2
     assert (inner["name"], inner["line"], inner["column"]) == ("bubble_sort", 11, 1)
     assert Path(inner["source"]["path"]) == EXAMPLE
-    # the caller stands on its call, though the breakpoint jumped over it
+    # the caller stands on its call (the continue stepped through it)
     assert (outer["name"], outer["line"], outer["presentationHint"]) == ("main", 2, "subtle")
     assert "path" not in outer["source"] and outer["source"]["name"] == "<entry>"
     wrapper = await dap.ok("source", sourceReference=outer["source"]["sourceReference"])
@@ -60,7 +60,7 @@ async def test_full_session_on_bubble_sort(stdio_server: tuple[DapClient, Proces
     ]
     assert parts["variables"][2]["evaluateName"] == "result[2]"
     outer_scopes = (await dap.ok("scopes", frameId=outer["id"]))["scopes"]
-    assert [s["name"] for s in outer_scopes] == ["Locals (as last seen, line 1)"]
+    assert [s["name"] for s in outer_scopes] == ["Locals (as last seen, line 2)"]
 
     async def evaluate(expression: str) -> str:
         answer = await dap.ok("evaluate", expression=expression, frameId=inner["id"])
