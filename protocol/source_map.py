@@ -214,7 +214,7 @@ class LineTracker:
                 backward=backward,
             )
             scope = self._frame_scope(line, first=action is None)
-            named = not self.stack or self._is_header(line)
+            named = not self.stack or self._headed(line) is not None
             self.stack.append(Frame(scope, line, named))
         else:
             frame = self.stack[-1]
@@ -231,12 +231,6 @@ class LineTracker:
             stack=tuple(f.line for f in self.stack),
             named=tuple(f.named for f in self.stack),
         )
-
-    def _is_header(self, line: int | None) -> bool:
-        """Whether ``line`` starts a function or class (its ``def``, decorators or header)."""
-        if line is None:
-            return False
-        return line in self.source.scope_starts or any(s.header == line for s in self.source.scopes)
 
     def _breakpoint(self, src: str, call: bool) -> int | None:
         current = self.stack[-1] if self.stack else None
@@ -307,10 +301,17 @@ class LineTracker:
         trajectory at line 1 is a script's module frame (line 1 may also be a ``def``)."""
         if line is None or (first and line == 1):
             return None
+        header = self._headed(line)
+        return header if header is not None else self._scope(line)
+
+    def _headed(self, line: int | None) -> Scope | None:
+        """The function or class whose ``def`` (decorators, header) is ``line``, if any."""
+        if line is None:
+            return None
         header = self.source.scope_starts.get(line)
         if header is None:
             header = next((s for s in self.source.scopes if s.header == line), None)
-        return header if header is not None else self._scope(line)
+        return header
 
     def _scope(self, line: int | None) -> Scope | None:
         return self.source.scope_of(line) if line is not None else None

@@ -46,11 +46,12 @@ function freePort() {
 }
 
 /** The model's stops for the same actions, from the command line (greedy: the same as the UI),
- * each with what it got wrong against a real run (`differs_from_real_run`). */
+ * each with what it got wrong against a real run (`differs_from_real_run`). Both continue to the
+ * breakpoint in one jump (`breakpointSteps: 0`), so the session has two stops before the step. */
 function predictedStops(program, script) {
   const out = execFileSync(
     PYTHON,
-    ['-m', 'neural_debugger', 'debug', program, '--entry', ENTRY, '--break', String(BREAKPOINT), '--compare', '--json', '--script', script],
+    ['-m', 'neural_debugger', 'debug', program, '--entry', ENTRY, '--break', String(BREAKPOINT), '--breakpoint-steps', '0', '--compare', '--json', '--script', script],
     { cwd: REPOSITORY, encoding: 'utf8', timeout: 300_000 },
   );
   return out.trim().split('\n').map((line) => JSON.parse(line));
@@ -162,7 +163,7 @@ before(async () => {
     JSON.stringify({
       version: '0.2.0',
       configurations: [
-        { type: 'neural-python', request: 'launch', name: 'Neural: running_total', program: '${workspaceFolder}/running_total.py', entry: ENTRY, stopOnEntry: false },
+        { type: 'neural-python', request: 'launch', name: 'Neural: running_total', program: '${workspaceFolder}/running_total.py', entry: ENTRY, stopOnEntry: false, breakpointSteps: 0 },
       ],
     }),
   );
