@@ -31,8 +31,15 @@ from .backend import (
     Prediction,
 )
 
-# Steps into that a continue to one breakpoint predicts before it jumps the rest of the way.
+# Steps into that a continue to one breakpoint takes before it jumps the rest of the way: the
+# oracle's steps are exact, so it steps; a model's long chains of steps drift (README, "Continue:
+# steps, then one jump"), so by default it jumps at once.
 BREAKPOINT_STEPS = 64
+
+
+def default_breakpoint_steps(backend: str) -> int:
+    """The step budget of a continue when the user sets none, by backend name."""
+    return BREAKPOINT_STEPS if backend == "oracle" else 0
 
 
 @dataclass(frozen=True)
@@ -109,7 +116,7 @@ class DebugSession:
         inverse: bool = False,
         first: State | None = None,
         options: DecodeOptions | None = None,
-        breakpoint_steps: int = BREAKPOINT_STEPS,
+        breakpoint_steps: int = 0,
     ) -> None:
         if breakpoint_steps < 0:
             raise ValueError("breakpoint_steps must be 0 (one jump) or more")
@@ -142,7 +149,7 @@ class DebugSession:
         inverse: bool = False,
         first: State | None = None,
         options: DecodeOptions | None = None,
-        breakpoint_steps: int = BREAKPOINT_STEPS,
+        breakpoint_steps: int = 0,
     ) -> DebugSession:
         backend = await engine.open(program, inverse=inverse)
         return cls(

@@ -28,6 +28,7 @@ from .session import (
     BREAKPOINT_STEPS,
     DebugSession,
     Stop,
+    default_breakpoint_steps,
     inverse_first_state,
     parse_action,
     resume,
@@ -110,10 +111,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--breakpoint-steps",
         type=int,
-        default=BREAKPOINT_STEPS,
+        default=None,
         metavar="N",
         help="continue to one --break: up to N steps into, then one jump "
-        f"(0: jump at once; default {BREAKPOINT_STEPS})",
+        f"(0: jump at once; default {BREAKPOINT_STEPS} with --backend oracle, else 0)",
     )
     p.set_defaults(run=run)
 
@@ -351,6 +352,8 @@ async def main(args: argparse.Namespace) -> int:
                 raise ValueError(f"--break {line} is not a statement line of the program")
         if args.check > 1 and args.backend != "local":
             raise ValueError("--check (steps back checked forwards) needs --backend local")
+        if args.breakpoint_steps is None:
+            args.breakpoint_steps = default_breakpoint_steps(args.backend)
         if args.breakpoint_steps < 0:
             raise ValueError("--breakpoint-steps must be 0 (one jump) or more")
         options = DecodeOptions(

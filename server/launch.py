@@ -14,7 +14,11 @@ import anyio
 
 from neural_debugger.model_backend.backend import BackendError, DecodeOptions, Engine
 from neural_debugger.model_backend.engines import make_engine
-from neural_debugger.model_backend.session import DebugSession, inverse_first_state
+from neural_debugger.model_backend.session import (
+    DebugSession,
+    default_breakpoint_steps,
+    inverse_first_state,
+)
 from neural_debugger.tracer.program import ProgramError, load_program
 from neural_debugger.tracer.record import TracerFailure
 
@@ -90,7 +94,11 @@ async def open_session(args: LaunchArguments, pool: EnginePool) -> DebugSession:
             inverse=inverse,
             first=first,
             options=options,
-            breakpoint_steps=args.breakpoint_steps,
+            breakpoint_steps=(
+                default_breakpoint_steps(args.backend)
+                if args.breakpoint_steps is None
+                else args.breakpoint_steps
+            ),
         )
     except (ProgramError, TracerFailure, BackendError, ValueError, OSError) as err:
         raise LaunchError(str(err)) from None

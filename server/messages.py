@@ -13,8 +13,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 from pydantic.alias_generators import to_camel
 
-from neural_debugger.model_backend.session import BREAKPOINT_STEPS
-
 
 class DapModel(BaseModel):
     """Base of every message part: camelCase on the wire, unknown fields ignored."""
@@ -109,7 +107,7 @@ class LaunchArguments(DapModel):
     check: int = Field(1, ge=1, le=32)
     seed: int | None = None
     max_tokens: int = Field(512, ge=1, le=8192)
-    breakpoint_steps: int = Field(BREAKPOINT_STEPS, ge=0, le=500)
+    breakpoint_steps: int | None = Field(None, ge=0, le=500)  # None: the backend's default
     inverse: str | None = None
     cwd: str | None = None
     no_debug: bool = False  # ignored: nothing is ever run in a predicted session

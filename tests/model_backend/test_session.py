@@ -13,6 +13,7 @@ from neural_debugger.model_backend.backend import BackendError
 from neural_debugger.model_backend.oracle import OracleEngine
 from neural_debugger.model_backend.session import (
     DebugSession,
+    default_breakpoint_steps,
     inverse_first_state,
     parse_action,
     resume,
@@ -105,6 +106,8 @@ async def test_a_continue_steps_to_one_breakpoint_then_jumps_past_its_budget() -
     assert [a.kind for a in jumped.actions] == [ActionKind.BREAKPOINT] and stop.line == 11
     with pytest.raises(ValueError, match="breakpoint_steps"):
         await _oracle(breakpoint_steps=-1)
+    # unset: the oracle's exact steps, a model's one jump
+    assert (default_breakpoint_steps("oracle"), default_breakpoint_steps("local")) == (64, 0)
 
 
 async def test_the_oracle_refuses_what_reality_did_not_do() -> None:
@@ -327,7 +330,7 @@ async def test_steps_that_end_the_program_short_of_the_breakpoint_give_way_to_th
 ) -> None:
     path = tmp_path / "two_calls.py"
     path.write_text(TWO_CALLS + "\n\ndef never():\n    return 0\n")
-    session = await DebugSession.open(load_program(path), OracleEngine())
+    session = await DebugSession.open(load_program(path), OracleEngine(), breakpoint_steps=64)
     stop = await resume(session, {22})  # `return 0` of a function nothing calls
     # the steps ran to the end, were taken back, and the one jump answered (the end, too)
     assert stop.exited and [a.kind for a in session.actions] == [ActionKind.BREAKPOINT]
