@@ -679,9 +679,17 @@ class NdbSide(Side):
 
     label = "ndb"
 
-    def __init__(self, prepared: Prepared, timeout: float, workdir: Path, backend: str) -> None:
+    def __init__(
+        self,
+        prepared: Prepared,
+        timeout: float,
+        workdir: Path,
+        backend: str,
+        breakpoint_steps: int | None = None,
+    ) -> None:
         super().__init__(prepared, timeout, workdir)
         self.backend = backend
+        self.breakpoint_steps = breakpoint_steps  # None: the backend's default
 
     def command(self) -> list[str]:
         return NDB
@@ -695,6 +703,8 @@ class NdbSide(Side):
         }
         if self.prepared.entry is not None:
             arguments["entry"] = self.prepared.entry
+        if self.breakpoint_steps is not None:
+            arguments["breakpointSteps"] = self.breakpoint_steps
         return arguments
 
     def _kind(self, body: dict[str, Any]) -> str:
@@ -789,11 +799,16 @@ async def _synchronised(
 
 
 async def run_program(
-    prepared: Prepared, backend: str, timeout: float, workdir: Path
+    prepared: Prepared,
+    backend: str,
+    timeout: float,
+    workdir: Path,
+    breakpoint_steps: int | None = None,
 ) -> ProgramResult:
-    """Drive both debuggers through the scenarios on one program; every pair compared."""
+    """Drive both debuggers through the scenarios on one program; every pair compared
+    (``breakpoint_steps``: ndb's ``breakpointSteps`` launch attribute; None leaves it unset)."""
     result = ProgramResult(prepared.name, prepared.entry, prepared.line)
-    ours = NdbSide(prepared, timeout, workdir, backend)
+    ours = NdbSide(prepared, timeout, workdir, backend, breakpoint_steps)
     theirs = DebugpySide(prepared, timeout, workdir)
     began = time.monotonic()
     lines = prepared.path.read_text(encoding="utf-8").split("\n")
@@ -933,7 +948,12 @@ def prepare(
 
 
 async def run_all(
-    prepared: Sequence[Prepared], backend: str, timeout: float, jobs: int, root: Path
+    prepared: Sequence[Prepared],
+    backend: str,
+    timeout: float,
+    jobs: int,
+    root: Path,
+    breakpoint_steps: int | None = None,
 ) -> list[ProgramResult]:
     """Run the programs, ``jobs`` at a time; results in the order of ``prepared``."""
     results: list[ProgramResult | None] = [None] * len(prepared)
@@ -942,7 +962,7 @@ async def run_all(
     async def one(index: int, item: Prepared) -> None:
         async with limiter:
             workdir = root / item.name
-            results[index] = await run_program(item, backend, timeout, workdir)
+            results[index] = await run_program(item, backend, timeout, workdir, breakpoint_steps)
             done = results[index]
             assert done is not None
             status = done.error or ("desynced" if done.desynced else "ok")
@@ -1075,8 +1095,11 @@ def crosscheck(
     timeout: float = 60.0,
     jobs: int = 4,
     names: Sequence[str] | None = None,
+    breakpoint_steps: int | None = None,
 ) -> tuple[dict[str, Any], list[ProgramResult]]:
-    """Run the cross-check on ``count`` corpus programs (or the ones ``names``); the summary."""
+    """Run the cross-check on ``count`` corpus programs (or the ones ``names``); the summary.
+    ``breakpoint_steps``: how ndb continues to the breakpoint (``breakpointSteps``; None: the
+    backend's default, steps with the oracle and one jump with a model)."""
     programs = corpus(240, seed)
     if names is not None:
         wanted = set(names)
@@ -1085,8 +1108,9 @@ def crosscheck(
     with tempfile.TemporaryDirectory(prefix="ndb-crosscheck-") as tmp:
         root = Path(tmp)
         prepared, skipped = prepare(programs, count, seed, root)
-        results = anyio.run(run_all, prepared, backend, timeout, jobs, root)
+        results = anyio.run(run_all, prepared, backend, timeout, jobs, root, breakpoint_steps)
     summary = summarise(results, backend)
+    summary["breakpoint_steps"] = breakpoint_steps
     summary["seed"] = seed
     summary["skipped"] = skipped
     summary["program_names"] = [r.name for r in results]
@@ -1132,6 +1156,18 @@ def report_json(summary: dict[str, Any], detail: list[dict[str, Any]]) -> str:
     return head.replace('"details": null', f'"details": [\n  {rows}\n ]') + "\n"
 
 
+def argv_of(args: argparse.Namespace) -> list[str]:
+    """The options that made a run, as a command line would give them (for its results file)."""
+    parts = ["--programs", str(args.programs), "--backend", args.backend, "--jobs", str(args.jobs)]
+    if args.seed:
+        parts += ["--seed", str(args.seed)]
+    if args.breakpoint_steps is not None:
+        parts += ["--breakpoint-steps", str(args.breakpoint_steps)]
+    if args.out is not None:
+        parts += ["--out", str(args.out)]
+    return parts
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m neural_debugger.evaluation.dap_crosscheck",
@@ -1150,11 +1186,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--out", type=Path, default=None, help=f"default {RESULTS} (oracle), *_local.json (local)"
     )
+    parser.add_argument(
+        "--breakpoint-steps",
+        type=int,
+        default=None,
+        metavar="N",
+        help="steps into ndb takes toward the breakpoint before one jump (breakpointSteps; "
+        "default: the backend's, 64 with the oracle, 0 with a model)",
+    )
     args = parser.parse_args(argv)
+    if args.breakpoint_steps is not None and args.breakpoint_steps < 0:
+        parser.error("--breakpoint-steps must be at least 0")
     timeout = args.timeout or (60.0 if args.backend == "oracle" else 300.0)
     began = time.monotonic()
-    summary, results = crosscheck(args.programs, args.backend, args.seed, timeout, args.jobs)
+    summary, results = crosscheck(
+        args.programs, args.backend, args.seed, timeout, args.jobs, None, args.breakpoint_steps
+    )
     summary["seconds"] = round(time.monotonic() - began, 1)
+    summary["command"] = " ".join(
+        ["python -m neural_debugger.evaluation.dap_crosscheck", *argv_of(args)]
+    )
     print(table(summary))
     out = args.out or (
         RESULTS if args.backend == "oracle" else RESULTS.with_stem(RESULTS.stem + "_local")

@@ -5,7 +5,9 @@ lines a frame can reach next, the variables it can show, the variables a step ca
 must allow every state the tracer recorded. This replays trajectory shards (held-out sets,
 training data) state by state, asks :func:`expect` what the history and the action fix, and
 counts per action the states it constrains, those whose diff it narrows with
-:meth:`LineFlow.unchanged`, and any real state it would forbid (with the first examples).
+:meth:`LineFlow.unchanged`, those for which it rules a kind of event out (no line of the frame
+can follow, or come before, the one it stands on), and any real state it would forbid (with the
+first examples).
 
 ``python -m neural_debugger.evaluation.flow_check DIR [DIR ...] [--per-folder N] [--out F]``
 prints a table and writes ``evaluation/results/flow_check.json``.
@@ -27,11 +29,12 @@ from neural_debugger.training.shards import read_shards
 
 RESULTS = Path(__file__).resolve().parent / "results" / "flow_check.json"
 EXAMPLES = 10  # forbidden real states kept in the results, per run
+COLUMNS = ("states", "constrained", "narrowed", "ruled_out", "forbidden")
 
 
 def check_folder(folder: Path, limit: int | None, counts: dict[str, Counter], bad: list) -> int:
     """Replay up to ``limit`` trajectories of ``folder`` into ``counts`` (per action: states,
-    constrained, narrowed, forbidden); return how many were read."""
+    constrained, narrowed, ruled_out, forbidden); return how many were read."""
     read = 0
     for record in islice(read_shards(folder), limit):
         read += 1
@@ -45,6 +48,7 @@ def check_folder(folder: Path, limit: int | None, counts: dict[str, Counter], ba
             tally["states"] += 1
             tally["constrained"] += expected != Expected()
             tally["narrowed"] += bool(expected.unchanged)
+            tally["ruled_out"] += any(not texts for texts in expected.lines.values())
             if not expected.allows(states[k]):
                 tally["forbidden"] += 1
                 if len(bad) < EXAMPLES:
@@ -61,7 +65,7 @@ def check_folder(folder: Path, limit: int | None, counts: dict[str, Counter], ba
 
 
 def _row(tally: Counter) -> dict[str, int]:
-    return {key: tally[key] for key in ("states", "constrained", "narrowed", "forbidden")}
+    return {key: tally[key] for key in COLUMNS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -79,12 +83,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         str(folder): check_folder(folder, args.per_folder, counts, bad) for folder in args.folders
     }
     total = sum(counts.values(), Counter())
-    print(f"{'action':16} {'states':>8} {'constrained':>12} {'narrowed':>9} {'forbidden':>9}")
+    print(f"{'action':16}" + "".join(f" {column:>11}" for column in COLUMNS))
     for action, tally in [*sorted(counts.items()), ("all", total)]:
-        print(
-            f"{action:16} {tally['states']:8} {tally['constrained']:12} "
-            f"{tally['narrowed']:9} {tally['forbidden']:9}"
-        )
+        print(f"{action:16}" + "".join(f" {tally[column]:11}" for column in COLUMNS))
     command = "python -m neural_debugger.evaluation.flow_check " + " ".join(
         str(folder) for folder in args.folders
     )

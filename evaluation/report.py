@@ -340,9 +340,11 @@ def agreement_markdown(results: dict[str, dict[str, Any]]) -> list[str]:
         agreement = result.get("agreement") or overall_agreement(result)
         line_rate = result["scenarios"]["all"]["position_rate"]
         desynced = len(result.get("programs_desynced") or [])
-        command = "python -m neural_debugger.evaluation.dap_crosscheck"
-        command += f" --programs {result['programs']}"
-        command += "" if what == "oracle" else " --backend local"
+        command = result.get("command")  # recorded by runs since it was added
+        if command is None:
+            command = "python -m neural_debugger.evaluation.dap_crosscheck"
+            command += f" --programs {result['programs']}"
+            command += "" if what == "oracle" else " --backend local"
         lines.append(
             f"* `ndb dap` with the {what} backend against debugpy, {result['programs']} programs: "
             f"**{pct(agreement['rate'])}** of {agreement['stops']} stops agree on everything "

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import CodeType
 
+from neural_debugger.model_backend.call_sites import CallSites
 from neural_debugger.protocol import Action, ActionKind, State, StateKind, standalone
 from neural_debugger.protocol.source_map import LineTracker, SourceMap
 from neural_debugger.protocol.tokens import DIFF_MARKER_KEY
@@ -78,6 +79,7 @@ class LineFlow:
     """For each line of a code context: the lines one frame can show next (see the module)."""
 
     def __init__(self, code: str) -> None:
+        self.code = code
         self.after: dict[int, set[int]] = {}  # a line -> the lines that can follow it
         self.starts: dict[int, set[int]] = {}  # a call event's line -> the frame's first lines
         # the variables each code object's frame can show (None: any), and which code objects
@@ -109,23 +111,33 @@ class LineFlow:
         if all(names is not None for names in self._names):
             self._read_rebinding(units)
 
+    @functools.cached_property
+    def call_sites(self) -> CallSites:
+        """The lines that can call each plain function of the code (for a return whose call
+        the history did not see)."""
+        return CallSites(self.code)
+
     def following(self, line: int) -> frozenset[int] | None:
-        """Lines that can follow ``line`` in its frame (None: not known)."""
+        """Lines that can follow ``line`` in its frame (None: not known; empty: none, the frame
+        only returns or raises from there)."""
         found = self.after.get(line)
-        return frozenset(found) if found else None
+        return None if found is None else frozenset(found)
 
     def preceding(self, line: int) -> frozenset[int] | None:
-        """Lines ``line`` can follow in its frame (None: not known)."""
+        """Lines ``line`` can follow in its frame (None: not known; empty: none, only the
+        frame's call event comes before it)."""
         if self._before is None:
             self._before = {}
             for earlier, later in self.after.items():
                 for n in later:
                     self._before.setdefault(n, set()).add(earlier)
-        found = self._before.get(line)
-        return frozenset(found) if found else None
+        if line not in self.after:
+            return None
+        return frozenset(self._before.get(line, ()))
 
     def following_any(self, lines: Iterable[int]) -> frozenset[int] | None:
-        """Lines that can follow any of ``lines`` (None: not known for one of them)."""
+        """Lines that can follow any of ``lines`` (None: not known for one of them, or no
+        lines)."""
         return _union(self.following, lines)
 
     def preceding_any(self, lines: Iterable[int]) -> frozenset[int] | None:
@@ -302,11 +314,15 @@ class LineFlow:
             for k, ins in enumerate(instructions):
                 if entry.start <= ins.offset < entry.end:
                     ways[k].append(handler)
+        resumes = [k for k, ins in enumerate(instructions) if ins.opname == "RESUME"] or [0]
+        # Only instructions after the first RESUME fire line events: the ones up to it (cell
+        # set-up, a generator's creation) run before the call event and stand on the def line,
+        # which in this frame fires no line event unless its body starts on it. Without this
+        # cut a module's `def f(x):` line would be followed by f's first body line.
         on_line: dict[int, list[int]] = {}
         for k, n in enumerate(lines):
-            if n is not None:
+            if n is not None and k > resumes[0]:
                 on_line.setdefault(n, []).append(k)
-        resumes = [k for k, ins in enumerate(instructions) if ins.opname == "RESUME"] or [0]
         bound = _bound_before(unit, instructions, ways, nonlocal_stores) if optimized else None
         if bound is not None:
             self._bound[index] = (_bound_at_line_events(bound, lines, ways, resumes[0]), {})
@@ -482,7 +498,8 @@ def _code_objects(top: CodeType) -> Iterator[CodeType]:
 class Expected:
     """What the code and the action fix about the next state before the model writes a token."""
 
-    # the source lines a state of each kind may show (a kind not listed: any line)
+    # the source lines a state of each kind may show (a kind not listed: any line; an empty
+    # set: that kind cannot come)
     lines: Mapping[StateKind, frozenset[str]] = field(default_factory=dict)
     diff: bool | None = None  # a line state's locals: a diff, whole, or either (None)
     names: frozenset[str] | None = None  # the variables a line state may show (None: any)
@@ -547,7 +564,9 @@ def expect(
     * a call state shows a line where a frame of the code starts (a ``def``, a ``class``, a
       comprehension, or a line a generator resumes on), and only that frame's variables;
     * a line state after a return shows the caller's variables, after an exception its own
-      frame's, and in both cases the whole locals;
+      frame's, and in both cases the whole locals; a step's line is one the flow leads to from
+      the raising line, or from the caller's line: where the history placed it, or, after a
+      jump that skipped the call, any line that calls the function (:mod:`.call_sites`);
     * a step into or over from a line or a call state that stops on a line stays in that frame:
       its locals are a diff of the frame's variables, and its line is one the frame's flow
       allows next; from a line, the diff leaves out variables the line cannot change (see
@@ -568,10 +587,18 @@ def expect(
         )
     lines = {StateKind.CALL: _texts(source, flow.starts)} if flow.starts else {}
     if last.kind is StateKind.RETURN:  # the next line is the caller's, after its call
-        names = _names_after(flow, _caller_lines(source, states, actions))
+        callers = _caller_lines(source, states, actions)
+        if not callers:  # the history did not see the call: the code may list the callers
+            returning = source.by_text.get(last.src or "", [])
+            callers = sorted(flow.call_sites.returning_to(returning) or ())
+        if action.kind in _STEPS:
+            lines.update(_lines_after(flow, source, callers))
+        names = _names_after(flow, callers)
         return Expected(lines, diff=False, names=names, call_names=call_names)
     here = source.by_text.get(last.src or "", [])  # every line the last state may stand on
     if last.kind is StateKind.EXCEPTION:  # a handler of the same frame
+        if action.kind in _STEPS:
+            lines.update(_lines_after(flow, source, here))
         return Expected(lines, diff=False, names=_names_after(flow, here), call_names=call_names)
     if action.kind not in _STEPS or last.kind not in (StateKind.LINE, StateKind.CALL):
         return Expected(lines, call_names=call_names)
@@ -588,6 +615,8 @@ def expect(
     if following:
         lines[StateKind.LINE] = _texts(source, following)
         unchanged = dict.fromkeys(lines[StateKind.LINE], kept) if kept else {}
+    elif following is not None and last.kind is StateKind.LINE:
+        lines[StateKind.LINE] = frozenset()  # no line of this frame follows: it returns or raises
     if names is None or had is None:  # not known: any variable of the frame
         frame = flow.names_on if last.kind is StateKind.LINE else flow.names_starting_any
         names = frame(here)
@@ -610,9 +639,10 @@ def _expect_backward(
     activation's events backwards; a line that made calls shows first as ``inv_line_call``,
     then its callees backwards, then the line itself as ``inv_line``):
 
-    * from a line, the step lands on a line the flow leads from to this one (or on the
-      frame's call), and shows a diff of the frame's variables, less those the line it lands
-      on cannot change (see :meth:`LineFlow.unchanged`);
+    * from a line, the step lands on a line the flow leads from to this one, or on the call
+      of a frame that starts on it (none for a line in the middle of a frame), and shows a
+      diff of the frame's variables, less those the line it lands on cannot change (see
+      :meth:`LineFlow.unchanged`);
     * from an ``inv_line_call``, stepping over its calls lands on the same line with the same
       variables: an empty diff;
     * from a return, on the line it returned from, with the frame's whole locals;
@@ -627,6 +657,10 @@ def _expect_backward(
     here = source.by_text.get(last.src, [])
     if last.kind is StateKind.INV_LINE:
         before = flow.preceding_any(here)
+        if flow.starts and here:  # a call event comes just before only a frame's first line
+            entered = set(here)
+            calls = [line for line, first in flow.starts.items() if first & entered]
+            lines[StateKind.INV_CALL] = _texts(source, calls)
         names = flow.names_on(here)
         unchanged: dict[str, frozenset[str]] = {}
         whole = standalone(states, len(states) - 1).locals or {}
@@ -639,6 +673,8 @@ def _expect_backward(
                 kept = flow.unchanged(source.by_text.get(text, []), whole)
                 if kept:
                     unchanged[text] = kept
+        elif before is not None:  # no line of this frame comes before: only its call does
+            lines[StateKind.INV_LINE] = lines[StateKind.INV_LINE_CALL] = frozenset()
         return Expected(
             lines,
             diff=True,
@@ -662,6 +698,17 @@ def _expect_backward(
             names = flow.names_at(callers)
             return Expected(lines, diff=False, names=names, call_names=call_names)
     return Expected(starts, call_names=call_names)
+
+
+def _lines_after(
+    flow: LineFlow, source: SourceMap, lines: list[int]
+) -> dict[StateKind, frozenset[str]]:
+    """The line a frame standing on one of ``lines`` (part-way through it, after a call
+    returned or an exception was raised) can show next: the lines the flow leads to from
+    there, none if it leads to none (the frame returns or raises on); nothing fixed if the
+    flow does not know or no line is given."""
+    following = flow.following_any(lines) if lines else None
+    return {} if following is None else {StateKind.LINE: _texts(source, following)}
 
 
 def _names_after(flow: LineFlow, lines: list[int]) -> frozenset[str] | None:

@@ -488,7 +488,11 @@ class StateWriter:
             kind: frozenset(ln.encode() for ln in lines)
             for kind, lines in self.expected.lines.items()
         }
-        self.kinds = {vocab.special_id[k.token]: k for k in kinds}
+        # a kind the expectation leaves no source line for cannot come (a line after a frame's
+        # last line); should that leave none at all, every kind stays writable
+        kinds = list(kinds)
+        possible = [k for k in kinds if self._lines.get(k, True)] or kinds
+        self.kinds = {vocab.special_id[k.token]: k for k in possible}
         self.kind: StateKind | None = None
         self.parts: list[tuple[str, object]] = [("event", None)]
         self.done = False

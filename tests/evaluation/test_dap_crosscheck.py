@@ -7,15 +7,20 @@ and depth are not asserted: the report lists why they differ (see NOTES in the m
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from neural_debugger.evaluation.dap_crosscheck import (
     NOTES,
+    NdbSide,
+    Prepared,
     ProgramResult,
     Snapshot,
     clean_value,
     compare,
     crosscheck,
+    main,
     value_kind,
 )
 from neural_debugger.tracer.values import CUT_MARKER
@@ -88,3 +93,25 @@ def test_value_normalisation_removes_only_what_must_go() -> None:
     assert value_kind("Box(v=3)", "<prog.Box object>") == "object_repr"
     assert value_kind("<class 'Box'>", "<class 'prog.Box'>") == "class_repr"
     assert value_kind("[1]", "[1]") is None
+
+
+def test_breakpoint_steps_reach_the_launch_and_the_report(tmp_path) -> None:
+    """``--breakpoint-steps`` travels as ``breakpointSteps`` and is recorded with the command."""
+    out = tmp_path / "crosscheck.json"
+    argv = ["--programs", "1", "--jobs", "1", "--breakpoint-steps", "0", "--out", str(out)]
+    assert main(argv) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["breakpoint_steps"] == 0
+    assert report["command"].endswith("--breakpoint-steps 0 --out " + str(out))
+    assert report["scenarios"]["breakpoint"]["stops"] == 1
+    prepared = Prepared("p", tmp_path / "p.py", None, 3, tmp_path / "run.py")
+    side = NdbSide(prepared, 60.0, tmp_path, "oracle", 5)
+    assert side.launch_arguments()["breakpointSteps"] == 5
+    assert "breakpointSteps" not in NdbSide(prepared, 60.0, tmp_path, "oracle").launch_arguments()
+
+
+def test_negative_breakpoint_steps_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--breakpoint-steps", "-1"])
+    assert exited.value.code == 2
+    assert "--breakpoint-steps must be at least 0" in capsys.readouterr().err

@@ -29,6 +29,7 @@ from neural_debugger.training.tokenizer import load_tokenizer
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = load_program(ROOT / "examples" / "running_total.py", "running_total([3, 1, 2])")
 STEP_OVER = Action(kind=ActionKind.STEP_OVER)
+EXAMPLE_SCRIPT = load_program(ROOT / "examples" / "bubble_sort.py").context
 
 
 def test_the_flow_of_a_loop() -> None:
@@ -37,7 +38,79 @@ def test_the_flow_of_a_loop() -> None:
     assert flow.following(5) == {6}
     assert flow.following(7) == {8, 10}  # the body, or past the loop
     assert flow.following(9) == {7}  # back to the header
-    assert flow.following(10) is None  # a return: no line of this frame follows
+    assert flow.following(10) == frozenset()  # a return: no line of this frame follows
+    assert flow.preceding(5) == frozenset()  # the first body line: only the call comes before
+    assert flow.following(99) is None and flow.preceding(99) is None  # no such line: not known
+
+
+def test_a_def_line_is_followed_by_the_next_statement_not_by_the_body() -> None:
+    """A ``def`` line's instructions in the function's own code (cell set-up, RESUME) run
+    before its call event and fire no line event, so in a module or class body the line after
+    a ``def`` is the next statement, and a function's first body line follows no line."""
+    code = "\n".join(
+        [
+            "def scale(x):",  # 1
+            "    y = x * 2",  # 2
+            "    return y",  # 3
+            "class Box:",  # 4
+            "    def get(self):",  # 5
+            "        return 1",  # 6
+            "def one(x): return x",  # 7
+            "def counter():",  # 8
+            "    n = 0",  # 9
+            "    def bump():",  # 10
+            "        return n + 1",  # 11
+            "    return bump",  # 12
+            "print(scale(3))",  # 13
+        ]
+    )
+    flow = LineFlow(code)
+    assert flow.following(1) == {4}
+    assert flow.preceding(2) == frozenset()
+    assert flow.following(4) == {5, 7}  # the class body's first line, or the module's next
+    assert flow.following(5) == frozenset()  # the class body ends there
+    assert flow.following(7) == {8}  # the module's next line (the one-line body returns)
+    assert flow.following(10) == {12} and flow.preceding(11) == frozenset()
+    assert flow.preceding(9) == frozenset()  # a function with a cell: set-up is no line
+
+
+def test_a_step_from_a_def_line_cannot_enter_the_body() -> None:
+    """The grammar holds a step into from a module's ``def`` line to the next statement, a
+    step back from a first body line to its own call (no line comes before it), and one from
+    a line in the middle of a frame to a line (no call comes just before it)."""
+    source = SourceMap(EXAMPLE_SCRIPT)
+    flow = LineFlow(EXAMPLE_SCRIPT)
+    at_def = State(kind=StateKind.LINE, src="def bubble_sort(items):", locals={}, diff=False)
+    into = Action(kind=ActionKind.STEP_INTO)
+    expected = expect(flow, source, (at_def,), (), into)
+    assert expected.lines[StateKind.LINE] == {'if __name__ == "__main__":'}
+    first = State(
+        kind=StateKind.INV_LINE,
+        src="    result = list(items)",
+        locals={"items": "[2, 1]"},
+        diff=False,
+    )
+    back = expect(flow, source, (first,), (), Action(kind=ActionKind.INV_STEP_INTO))
+    assert back.lines[StateKind.INV_LINE] == back.lines[StateKind.INV_LINE_CALL] == frozenset()
+    assert back.lines[StateKind.INV_CALL] == {"def bubble_sort(items):"}  # its own call only
+    middle = State(kind=StateKind.INV_LINE, src="    swaps = 0", locals={}, diff=False)
+    before = expect(flow, source, (middle,), (), Action(kind=ActionKind.INV_STEP_INTO))
+    assert before.lines[StateKind.INV_CALL] == frozenset()  # no call comes just before it
+    assert before.lines[StateKind.INV_LINE] == {"    result = list(items)"}
+    last = State(kind=StateKind.LINE, src="    return result", locals={}, diff=False)
+    ends = expect(flow, source, (last,), (), into)
+    assert ends.lines[StateKind.LINE] == frozenset()
+    vocab = Vocab(load_tokenizer(Path(default_model_dir())))
+    writer = StateWriter(vocab, SourceLines(EXAMPLE_SCRIPT.split("\n"), vocab), FORWARD_KINDS, ends)
+    allowed = writer.allowed_ids()
+    assert allowed is not None and vocab.special_id[StateKind.LINE.token] not in allowed
+    assert vocab.special_id[StateKind.RETURN.token] in allowed
+    assert (
+        vocab.special_id[StateKind.LINE.token]
+        in StateWriter(
+            vocab, SourceLines(EXAMPLE_SCRIPT.split("\n"), vocab), FORWARD_KINDS, expected
+        ).allowed_ids()
+    )
 
 
 def test_code_that_does_not_compile_has_no_flow() -> None:
@@ -187,7 +260,8 @@ def test_what_the_history_and_the_action_fix() -> None:
     )
     actions = (Action(kind=ActionKind.STEP_INTO),) * 2 + (STEP_OVER, step_return)
     after = expect(flow, source, called, actions, STEP_OVER)
-    assert after.lines == {StateKind.CALL: starts}
+    # main's line `return running_total(...)` leads to no line of main: it returns in turn
+    assert after.lines == {StateKind.CALL: starts, StateKind.LINE: frozenset()}
     assert after.diff is False and after.names == set()  # main's frame has no variables
     assert not after.allows(State(kind=StateKind.LINE, src=called[1].src, locals={"xs": "[]"}))
     counted = (*states, State(kind=StateKind.LINE, src="    out = []", locals={"total": "0"}))
@@ -311,3 +385,54 @@ def test_the_engine_shows_the_line_the_flow_allows(steps: int) -> None:
     predicted = session.predict_now(history, STEP_OVER, DecodeOptions())
     assert predicted.state.kind is StateKind.LINE
     assert predicted.state.src == ("    total = 0" if steps == 1 else "    out = []")
+
+
+HALVING = "\n".join(
+    [
+        "def half(n):",  # 1
+        "    if n % 2:",  # 2
+        "        raise ValueError(n)",  # 3
+        "    return n // 2",  # 4
+        "def main():",  # 5
+        "    total = half(4)",  # 6
+        "    try:",  # 7
+        "        total += half(3)",  # 8
+        "    except ValueError:",  # 9
+        "        total = -1",  # 10
+        "    return total",  # 11
+    ]
+)
+
+
+def test_after_a_return_or_an_exception_the_frame_goes_on_from_its_line() -> None:
+    """A step from a return lands on a line the caller's line leads to (here `try:`, never
+    the handler); from an exception on the handler or past the ``try``; and the real run's
+    next line in that frame is among them."""
+    flow, source = LineFlow(HALVING), SourceMap(HALVING)
+    into = Action(kind=ActionKind.STEP_INTO)
+    called = (
+        State(kind=StateKind.CALL, src="def main():", locals={}),
+        State(kind=StateKind.LINE, src="    total = half(4)", locals={}),
+        State(kind=StateKind.CALL, src="def half(n):", locals={"n": "4"}),
+        State(kind=StateKind.LINE, src="    if n % 2:", locals={"n": "4"}),
+        State(kind=StateKind.LINE, src="    return n // 2", locals={"..": ".."}, diff=True),
+        State(kind=StateKind.RETURN, src="    return n // 2", value="2"),
+    )
+    returned = expect(flow, source, called, (into,) * 5, into)
+    assert returned.lines[StateKind.LINE] == {"    try:"}
+    assert not returned.allows(State(kind=StateKind.LINE, src="        total = -1", locals={}))
+    raised = (
+        *called[:1],
+        State(kind=StateKind.LINE, src="        total += half(3)", locals={"total": "2"}),
+        State(kind=StateKind.EXCEPTION, src="        total += half(3)", value="ValueError(3)"),
+    )
+    handled = expect(flow, source, raised, (into,) * 2, into)
+    assert handled.lines[StateKind.LINE] == {"    except ValueError:", "    return total"}
+    # step out of a return is not a step: what it lands on is left to the other rules
+    out = expect(flow, source, called, (into,) * 5, Action(kind=ActionKind.STEP_RETURN))
+    assert StateKind.LINE not in out.lines
+    program = Program(path="halving.py", source=HALVING, entry="main()")
+    events = [e for e in record(program, TRACE_LIMITS).events if e.function == "main"]
+    kinds = [(e.kind, program.context_line(e.file, e.line)) for e in events]
+    at = kinds.index(("exception", 8))
+    assert kinds[at + 1] == ("line", 9)

@@ -1,0 +1,151 @@
+"""Where the code calls each of its functions, where the code alone can say so.
+
+After a return, the frame that goes on is the caller, from the line that made the call. A
+session's history usually shows that line, but not after a breakpoint jump, which skips the
+call. For a *plain* function the code itself lists the lines that can call it: a ``def`` that
+is not a method, not decorated, not a generator, the only ``def`` of its name, whose name is
+never used but as the callee of a call (never passed, stored, rebound, shadowed, declared
+global or reached as an attribute), in code that reaches no names dynamically (``eval``,
+``globals()``, ``getattr``, ...). Then only the lines of its calls by name can call it, and
+:func:`returning_to` gives them. Anything else gives None: not known.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from collections.abc import Iterable
+
+# Builtins and attributes through which code can reach a function without naming it.
+_DYNAMIC_NAMES = frozenset(
+    {"eval", "exec", "globals", "locals", "vars", "getattr", "__import__", "__dict__"}
+)
+_DYNAMIC_ATTRIBUTES = frozenset({"__dict__", "_getframe", "f_globals", "f_locals", "modules"})
+# Nodes that open a frame of their own (a return from one goes back to its definer's frame).
+_SCOPES = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Lambda,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
+
+
+class CallSites:
+    """The plain functions of one code context and the lines that call each."""
+
+    def __init__(self, code: str) -> None:
+        # a line -> the def line of the plain function whose own frame holds it (absent: a
+        # line of another kind of frame, or of several)
+        self._function_of: dict[int, int] = {}
+        self._calls: dict[int, frozenset[int]] = {}  # a plain function's def line -> call lines
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(code)
+        except (SyntaxError, ValueError, OverflowError, RecursionError, MemoryError):
+            return
+        if _reaches_names_dynamically(tree):
+            return
+        plain = _plain_functions(tree)
+        calls: dict[str, set[int]] = {name: set() for name in plain}
+        callees = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and id(node) in callees:
+                continue  # a call by name: counted below, with its call's lines
+            for name in _names_used(node):
+                calls.pop(name, None)  # used otherwise: it may be called from anywhere
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                lines = calls.get(node.func.id)
+                if lines is not None:
+                    lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+        for name, lines in calls.items():
+            function = plain[name]
+            self._calls[function.lineno] = frozenset(lines)
+        self._own_lines(tree, {plain[name].lineno for name in calls})
+
+    def returning_to(self, lines: Iterable[int]) -> frozenset[int] | None:
+        """The lines that can have called the frame a return on one of ``lines`` leaves (the
+        caller stands on one of them); None if a line is not in a plain function's own frame."""
+        found: set[int] = set()
+        lines = list(lines)
+        for line in lines:
+            function = self._function_of.get(line)
+            if function is None:
+                return None
+            found |= self._calls[function]
+        return frozenset(found) if lines else None
+
+    def _own_lines(self, tree: ast.Module, functions: set[int]) -> None:
+        """Map each line to the plain function whose own frame holds it: the innermost frame
+        whose code spans the line (a line with a nested function, class, lambda or
+        comprehension on it belongs to that one)."""
+        scopes = [node for node in ast.walk(tree) if isinstance(node, _SCOPES)]
+        owner: dict[int, ast.AST] = {}
+        # outermost first (ast.walk is breadth-first, so an equal span keeps that order)
+        for node in sorted(scopes, key=lambda n: -((n.end_lineno or n.lineno) - n.lineno)):
+            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+                owner[line] = node
+        for line, node in owner.items():
+            if isinstance(node, ast.FunctionDef) and node.lineno in functions:
+                self._function_of[line] = node.lineno
+
+
+def _plain_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
+    """Functions, by name, that are not methods, decorated or generators, and whose name no
+    other ``def`` or ``class`` takes."""
+    defined: dict[str, list[ast.AST]] = {}
+    in_class: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.setdefault(node.name, []).append(node)
+        if isinstance(node, ast.ClassDef):
+            in_class.update(id(child) for child in node.body)
+    plain = {}
+    for name, nodes in defined.items():
+        (node,) = nodes if len(nodes) == 1 else (None,)
+        if not isinstance(node, ast.FunctionDef) or id(node) in in_class or node.decorator_list:
+            continue
+        if not _yields(node):
+            plain[name] = node
+    return plain
+
+
+def _yields(function: ast.FunctionDef) -> bool:
+    """Whether the function's own body yields (so it is a generator)."""
+    todo: list[ast.AST] = list(function.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
+            return True
+        if not isinstance(node, _SCOPES):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _names_used(node: ast.AST) -> list[str]:
+    """The names a node uses, binds or declares, where one can refer to a function."""
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.arg):
+        return [node.arg]
+    if isinstance(node, ast.Attribute):
+        return [node.attr]
+    if isinstance(node, ast.alias):
+        return [node.asname or node.name]
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return list(node.names)
+    return []
+
+
+def _reaches_names_dynamically(tree: ast.Module) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in _DYNAMIC_NAMES:
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in _DYNAMIC_ATTRIBUTES:
+            return True
+    return False
