@@ -143,6 +143,7 @@ def _names_used(node: ast.AST) -> list[str]:
 
 
 def _reaches_names_dynamically(tree: ast.Module) -> bool:
+    """Whether the code can look a function up without naming it (then no list is sure)."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id in _DYNAMIC_NAMES:
             return True
