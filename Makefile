@@ -75,17 +75,18 @@ RUN ?= runs/small
 MIX ?= generated=0.7,package=0.12,repo=0.18
 # The held-out sets every stored next-state number was measured on are tracked, packed
 # (evaluation/heldout/): the generator keeps growing, so the same seeds draw other programs
-# later. HELDOUT_ARCHIVE holds heldout/ and heldout-real/, the second archive heldout-2/ (a
-# second, independent draw of generated programs). `make data` unpacks them and makes training
+# later. HELDOUT_ARCHIVE holds heldout/ and heldout-real/, the other archives heldout-2/ and
+# heldout-3/ (a second and a third independent draw of generated programs). `make data` unpacks them and makes training
 # data that leaves their programs out (exclude/); `make heldout` draws heldout/ and
 # heldout-real/ again with today's generator (later numbers then compare with none measured on
 # the old sets; run `make data` after it, so training data leaves the new sets out).
 HELDOUT_ARCHIVE ?= evaluation/heldout/v1.tar.xz
-HELDOUT_SETS = heldout heldout-real heldout-2
+HELDOUT_SETS = heldout heldout-real heldout-2 heldout-3
 data: $(STAMP)
 	mkdir -p $(DATA)
 	tar -xJf $(HELDOUT_ARCHIVE) -C $(DATA)
 	tar -xJf evaluation/heldout/heldout-2.tar.xz -C $(DATA)
+	tar -xJf evaluation/heldout/heldout-3.tar.xz -C $(DATA)
 	$(BIN)/python -m neural_debugger.training.exclusions $(DATA)/exclude \
 		$(foreach s,$(HELDOUT_SETS),--shards $(DATA)/$(s))
 	$(BIN)/ndb data --out $(DATA)/train --programs 20000 --seed 1 --mix $(MIX) \
@@ -179,6 +180,15 @@ eval-model: $(STAMP)
 		--out evaluation/results/next_state_constrained_160.json
 	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout-2 --per-action 80 --constrained \
 		--out evaluation/results/next_state_constrained_heldout2.json
+	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout-3 --per-action 120 --constrained \
+		--out evaluation/results/next_state_constrained_heldout3.json
+	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout-3 --per-action 240 --constrained \
+		--actions step_over,inv_step_into,breakpoint,step_into \
+		--out evaluation/results/next_state_constrained_heldout3_240.json
+	for draw in "heldout 160 " "heldout-2 80 _heldout2" "heldout-3 240 _heldout3"; do set -- $$draw; \
+		$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/$$1 --per-action $$2 \
+			--stepped 64 --actions breakpoint --out evaluation/results/next_state_stepped$$3.json \
+			|| exit 1; done
 	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout --per-action 80 --check 8 \
 		--actions inv_step_into,inv_step_over,inv_step_call --out evaluation/results/next_state_checked.json
 	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout-real --per-action 40 \
@@ -205,7 +215,7 @@ eval-model: $(STAMP)
 .PHONY: flow-check
 flow-check: $(STAMP)
 	$(BIN)/python -m neural_debugger.evaluation.flow_check $(DATA)/heldout $(DATA)/heldout-real \
-		$(DATA)/heldout-2 $(DATA)/train --per-folder 10000
+		$(DATA)/heldout-2 $(DATA)/heldout-3 $(DATA)/train --per-folder 10000
 
 # Plots (evaluation/plots) and the README results block, from evaluation/results/*.json.
 .PHONY: eval-report

@@ -61,6 +61,20 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "on the line, then one jump (decoded by the embedded engine, as with --constrained)",
     )
     ns.add_argument(
+        "--samples",
+        type=int,
+        default=1,
+        metavar="K",
+        help="keep the majority of K states drawn per item, the paper's vote (decoded by the "
+        "embedded engine, as with --constrained)",
+    )
+    ns.add_argument(
+        "--temperature",
+        type=float,
+        default=None,
+        help="sampling temperature with --samples above 1 (default 0.8)",
+    )
+    ns.add_argument(
         "--actions",
         default=None,
         help="only these actions, comma-separated (the same items as a run over all actions)",
@@ -188,6 +202,13 @@ def run_next_state(args: argparse.Namespace) -> int:
     if args.stepped < 0:
         print("ndb eval next-state: error: --stepped must be 0 (jump) or more")
         return 2
+    if args.samples < 1:
+        print("ndb eval next-state: error: --samples must be at least 1")
+        return 2
+    if args.temperature is not None and (args.samples == 1 or args.temperature <= 0):
+        print("ndb eval next-state: error: --temperature needs --samples above 1 and is above 0")
+        return 2
+    temperature = (args.temperature or 0.8) if args.samples > 1 else 0.0
     actions = tuple(a.strip() for a in args.actions.split(",")) if args.actions else None
     known = {kind.value for kind in ActionKind}
     if actions is not None and not set(actions) <= known:
@@ -209,6 +230,8 @@ def run_next_state(args: argparse.Namespace) -> int:
         check=args.check,
         actions=actions,
         stepped=args.stepped,
+        samples=args.samples,
+        temperature=temperature,
     )
     command = f"ndb eval next-state --model {args.model} --data {args.data}"
     command += f" --per-action {args.per_action}" + (f" --seed {args.seed}" if args.seed else "")
@@ -218,6 +241,9 @@ def run_next_state(args: argparse.Namespace) -> int:
     command += " --long" if args.long else ""
     command += f" --check {args.check}" if args.check > 1 else ""
     command += f" --stepped {args.stepped}" if args.stepped else ""
+    command += (
+        f" --samples {args.samples} --temperature {temperature:g}" if args.samples > 1 else ""
+    )
     command += f" --actions {args.actions}" if args.actions else ""
     results["command"] = command + (f" --out {args.out}" if args.out else "")
     print(format_table(results))

@@ -151,12 +151,15 @@ def score_state(predicted: State | None, target: State) -> dict[str, Any]:
     return result
 
 
-def _constrained(loaded: LoadedModel, item: Item, check: int = 1) -> str:
+def _constrained(
+    loaded: LoadedModel, item: Item, check: int = 1, samples: int = 1, temperature: float = 0.0
+) -> str:
     """The embedded engine's greedy state under the grammar (a budget overrun counts as wrong);
-    ``check`` > 1: a step back keeps the best of that many candidates by the forward check."""
+    ``check`` > 1: a step back keeps the best of that many candidates by the forward check;
+    ``samples`` > 1: the majority of that many states drawn at ``temperature``."""
     assert item.history is not None and item.next_action is not None
     session = LocalSession(loaded, item.history.code)
-    options = DecodeOptions(check=check, seed=0)
+    options = DecodeOptions(check=check, seed=0, samples=samples, temperature=temperature)
     try:
         return session.predict_now(item.history, item.next_action, options).text
     except BackendError as err:
@@ -199,11 +202,14 @@ def predict_and_score(
     constrained: bool = False,
     check: int = 1,
     stepped: int = 0,
+    samples: int = 1,
+    temperature: float = 0.0,
 ) -> list[dict[str, Any]]:
     """Each item's score (see :func:`score`); ``constrained``: decoded by the embedded engine
     under the grammar (what a debug session shows) instead of unconstrained greedy (the raw
-    model), with steps back checked forwards over ``check`` candidates when above 1, and
-    breakpoints reached by up to ``stepped`` steps into (:func:`_stepped`) when above 0."""
+    model), with steps back checked forwards over ``check`` candidates when above 1,
+    breakpoints reached by up to ``stepped`` steps into (:func:`_stepped`) when above 0, and
+    the majority of ``samples`` states drawn at ``temperature`` kept when above 1."""
     loaded = load_model(Path(model_dir).resolve(), device) if constrained else None
     if loaded is None:
         model = load_pretrained(model_dir, device=device)
@@ -214,7 +220,7 @@ def predict_and_score(
             scores.append(score_state(_stepped(loaded, item, stepped), item.target))
             continue
         if loaded is not None:
-            text = _constrained(loaded, item, check)
+            text = _constrained(loaded, item, check, samples, temperature)
         else:
             text = greedy_state(model, tokenizer, item.prompt)
         scores.append(score(text, item.target))
@@ -271,6 +277,8 @@ def evaluate(
     check: int = 1,
     actions: tuple[str, ...] | None = None,
     stepped: int = 0,
+    samples: int = 1,
+    temperature: float = 0.0,
 ) -> dict[str, Any]:
     """Exact match per action and per component, on held-out shards (see :func:`load_items`
     for ``origins`` and ``unseen``). ``long_sessions``: only predictions whose whole history
@@ -278,18 +286,24 @@ def evaluate(
     states as a long debug session does. ``check`` > 1 (constrained): steps back keep the best
     of that many candidates by the forward check. ``stepped`` > 0 (constrained): breakpoints
     are reached as a debug session reaches them, by up to that many steps into, then one jump
-    (:func:`_stepped`). ``actions``: only these (the same items as a run over all actions)."""
+    (:func:`_stepped`). ``samples`` > 1 (constrained): the majority of that many states drawn
+    at ``temperature``, the paper's vote. ``actions``: only these (the same items as a run over
+    all actions)."""
     beyond = outgrows_window(model_dir) if long_sessions else None
     items = load_items(data_dir, per_action, seed, prompt_limit(model_dir), origins, unseen, beyond)
     if actions is not None:
         items = [item for item in items if item.action in actions]
-    constrained = constrained or long_sessions or check > 1 or stepped > 0
-    scores = predict_and_score(items, model_dir, device, constrained, check, stepped)
+    constrained = constrained or long_sessions or check > 1 or stepped > 0 or samples > 1
+    scores = predict_and_score(
+        items, model_dir, device, constrained, check, stepped, samples, temperature
+    )
     decoding = "constrained (embedded engine)" if constrained else "unconstrained greedy"
     if check > 1:
         decoding += f", steps back checked forwards ({check} candidates)"
     if stepped > 0:
         decoding += f", breakpoints stepped (up to {stepped} steps into, then one jump)"
+    if samples > 1:
+        decoding += f", majority of {samples} samples at temperature {temperature:g}"
     by_action: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for item, result in zip(items, scores, strict=True):
         by_action[item.action].append(result)

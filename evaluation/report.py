@@ -14,6 +14,7 @@ commands were stored get it rebuilt from their fields).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -154,10 +155,12 @@ def cruxeval_markdown(results: dict[str, dict[str, Any]]) -> list[str]:
 
 EXTRA_NEXT_STATE_COLUMNS = (
     ("next_state_constrained_heldout2", "exact, second held-out draw (n)"),
+    ("next_state_constrained_heldout3", "exact, third held-out draw (n)"),
     ("next_state_real", "exact, unseen real functions (n)"),
     ("next_state_long", "exact, history beyond the window (n)"),
     ("next_state_checked", "exact, steps back checked forwards (n)"),
     ("next_state_stepped", "exact, breakpoints stepped as a session continues (n)"),
+    ("next_state_sampled", "exact, majority of sampled states (n)"),
 )
 INVERSE_ONLY_COLUMNS = frozenset({"next_state_checked"})  # the check changes steps back only
 
@@ -225,7 +228,24 @@ TARGETS = {
 # Independent draws of held-out generated programs (the data folder's name) the targets are
 # judged on. One draw's programs are alike, so a verdict on one draw alone is weak; pooled,
 # the items of every draw count.
-TARGET_DRAWS = (("heldout", "tracked set"), ("heldout-2", "second draw"))
+TARGET_DRAWS = (
+    ("heldout", "tracked set"),
+    ("heldout-2", "second draw"),
+    ("heldout-3", "third draw"),
+)
+
+
+def wilson_interval(right: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a rate of ``right`` in ``n`` independent items.
+
+    Items of one program are alike, so this understates the spread between draws; it still
+    says how far a pooled rate stands from a target in units of its own noise."""
+    if n == 0:
+        raise ValueError("an interval needs at least one item")
+    rate = right / n
+    centre = (rate + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(rate * (1 - rate) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 PLAIN = "constrained (embedded engine)"
@@ -276,8 +296,8 @@ def targets_markdown(results: dict[str, dict[str, Any]]) -> list[str]:
         return ["(no next-state results under the grammar: run `make eval-model`)"]
     lines = [
         "| action | " + " | ".join(f"{label} (`{folder}`)" for folder, label in draws)
-        + " | pooled | target | met pooled | met on every draw |",
-        "|---|" + "---|" * len(draws) + "---|---|---|---|",
+        + " | pooled | 95% interval | target | met pooled | met on every draw |",
+        "|---|" + "---|" * len(draws) + "---|---|---|---|---|",
     ]  # fmt: skip
     used: set[str] = set()
     for action, target in TARGETS.items():
@@ -296,9 +316,11 @@ def targets_markdown(results: dict[str, dict[str, Any]]) -> list[str]:
         if total == 0:
             continue
         pooled = right / total
+        low, high = wilson_interval(right, total)
         lines.append(
             f"| {action} | " + " | ".join(cells)
-            + f" | **{pct(pooled)}** | ≥ {target * 100:.0f}% | {'✓' if pooled >= target else '✗'}"
+            + f" | **{pct(pooled)}** ({right}/{total}) | {pct(low)}–{pct(high)}"
+            + f" | ≥ {target * 100:.0f}% | {'✓' if pooled >= target else '✗'}"
             + f" | {'✓' if every else '✗'} |"
         )  # fmt: skip
     lines += ["", "From:", ""]

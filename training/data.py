@@ -62,6 +62,12 @@ _PACKAGE_SEED_OFFSET = 500_000  # package chunks draw seeds apart from generated
 REPO_SPARES = 3  # sampled calls per wanted repo program: many calls run too few lines
 
 
+def chunk_seed(seed: int, chunk: int) -> int:
+    """The generator seed of chunk ``chunk`` of a data run with ``seed``: the same programs for
+    the same pair, whatever the number of workers (``stream_overlap`` makes them again)."""
+    return seed * 1_000_003 + chunk
+
+
 def parse_mix(text: str) -> tuple[tuple[str, float], ...]:
     """``"generated=0.7,package=0.1,repo=0.2"`` → shares that sum to 1 (checked)."""
     shares: dict[str, float] = {}
@@ -216,7 +222,7 @@ class Job:
 
 
 def _programs(job: Job, stats: DataStats) -> list[TrainingProgram]:
-    seed = job.spec.seed * 1_000_003 + job.chunk
+    seed = chunk_seed(job.spec.seed, job.chunk)
     if job.kind == "generated":
         return generate_programs(seed, job.count, job.spec.functions)
     if job.kind == "package":
@@ -238,7 +244,7 @@ def _work(job: Job) -> tuple[list[dict[str, Any]], DataStats]:
     stats = DataStats()
     crux = _cruxeval_filter(job.cruxeval_path) if job.cruxeval_path else None
     offset = ORIGINS.index(job.kind) * 7_919
-    rng = random.Random(spec.seed * 1_000_003 + job.chunk + offset)
+    rng = random.Random(chunk_seed(spec.seed, job.chunk) + offset)
     programs = _programs(job, stats)
     out: list[dict[str, Any]] = []
     for k, program in enumerate(programs):

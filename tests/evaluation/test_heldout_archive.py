@@ -31,18 +31,20 @@ def heldout(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def test_the_second_draw_repeats_no_program_of_the_first(heldout: Path) -> None:
-    """heldout-2 is an independent second sample: none of its programs is in the other sets.
+def test_later_draws_repeat_no_program_of_the_other_sets(heldout: Path) -> None:
+    """heldout-2 and heldout-3 are independent samples: none of their programs is in another set.
 
     (heldout/ and heldout-real/ may share a standard-library call with the same inputs: both
     are evaluation sets, and the real-code set is scored on its own.)
     """
     sets = {d.name: {r["source_hash"] for r in read_shards(d)} for d in heldout.iterdir()}
-    assert sorted(sets) == ["heldout", "heldout-2", "heldout-real"]
-    assert not sets["heldout-2"] & (sets["heldout"] | sets["heldout-real"])
+    assert sorted(sets) == ["heldout", "heldout-2", "heldout-3", "heldout-real"]
+    for draw in ("heldout-2", "heldout-3"):
+        others = set().union(*(hashes for name, hashes in sets.items() if name != draw))
+        assert sets[draw] and not sets[draw] & others
 
 
-@pytest.mark.parametrize("name", ["heldout", "heldout-real", "heldout-2"])
+@pytest.mark.parametrize("name", ["heldout", "heldout-real", "heldout-2", "heldout-3"])
 def test_each_set_matches_its_statistics_and_parses(heldout: Path, name: str) -> None:
     folder = heldout / name
     stats = json.loads((folder / "stats.json").read_text())

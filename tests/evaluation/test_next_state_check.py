@@ -1,4 +1,5 @@
-"""``ndb eval next-state --check K --actions ...``: checked steps back, on chosen actions."""
+"""``ndb eval next-state --check K --actions ...``: checked steps back, on chosen actions; and
+``--samples K``: the majority of sampled states."""
 
 from __future__ import annotations
 
@@ -56,9 +57,29 @@ def test_checked_run_on_chosen_actions_records_how_it_decoded(
     assert "inv_step_into" in capsys.readouterr().out
 
 
+def test_sampled_run_keeps_the_majority_and_records_how_it_decoded(
+    shards: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "sampled.json"
+    code = ndb(["eval", "next-state", "--data", str(shards), "--per-action", "3", "--samples", "3",
+                "--actions", "step_into,inv_step_into", "--out", str(out)])  # fmt: skip
+    assert code == 0
+    result = json.loads(out.read_text())
+    assert set(result["results"]) == {"step_into", "inv_step_into"}
+    assert all(r["parsed"]["rate"] == 1.0 for r in result["results"].values())  # the grammar
+    assert result["decoding"].endswith("majority of 3 samples at temperature 0.8")
+    assert "--samples 3 --temperature 0.8 --actions step_into,inv_step_into" in result["command"]
+
+
 @pytest.mark.parametrize(
     ("flags", "message"),
-    [(["--check", "0"], "--check must be at least 1"), (["--actions", "jump"], "unknown action")],
+    [
+        (["--check", "0"], "--check must be at least 1"),
+        (["--actions", "jump"], "unknown action"),
+        (["--samples", "0"], "--samples must be at least 1"),
+        (["--temperature", "0.5"], "--temperature needs --samples above 1"),
+        (["--samples", "4", "--temperature", "0"], "--temperature needs --samples above 1"),
+    ],
 )
 def test_bad_check_or_action_is_a_clear_error(
     shards: Path, flags: list[str], message: str, capsys: pytest.CaptureFixture[str]

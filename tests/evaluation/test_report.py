@@ -225,20 +225,45 @@ def test_targets_are_judged_per_draw_and_pooled_from_the_largest_plain_runs(
             "data/v1/heldout-2", "stepped second", {"breakpoint": {"exact": rate(8, 4)}},
             decoding=STEPPED,
         ),
+        # a third draw: a column of its own, pooled with the others
+        "next_state_constrained_heldout3": run(
+            "data/v1/heldout-3", "third draw", {"step_over": {"exact": rate(10, 8)}},
+        ),
     }  # fmt: skip
     for name, data in files.items():
         (results / f"{name}.json").write_text(json.dumps(data))
     block = report.report(results, tmp_path / "plots", None)
-    # step_over: 17/20 and 10/10 pool to 27/30 = 90%, the target, met; 85% on the tracked set
-    assert "| step_over | 17/20 (85.0%) | 10/10 (100.0%) | **90.0%** | ≥ 90% | ✓ | ✗ |" in block
-    # breakpoint: 5/10 and 3/8 pool to 8/18 = 44.4%, under 50%
-    assert "| breakpoint | 5/10 (50.0%) | 3/8 (37.5%) | **44.4%** | ≥ 50% | ✗ | ✗ |" in block
-    # stepped: 7/10 and 4/8 pool to 11/18 = 61.1%, met on both draws
-    stepped = "| breakpoint, stepped | 7/10 (70.0%) | 4/8 (50.0%) | **61.1%** | ≥ 50% | ✓ | ✓ |"
+    assert "| pooled | 95% interval | target |" in block
+    # step_over: 17/20, 10/10 and 8/10 pool to 35/40 = 87.5%, under 90%; Wilson 95% interval
+    # of 35 in 40: 73.9% to 94.5%
+    assert (
+        "| step_over | 17/20 (85.0%) | 10/10 (100.0%) | 8/10 (80.0%) | **87.5%** (35/40)"
+        " | 73.9%–94.5% | ≥ 90% | ✗ | ✗ |"
+    ) in block
+    # breakpoint: 5/10 and 3/8 pool to 8/18 = 44.4%, under 50%; the third draw has none
+    assert (
+        "| breakpoint | 5/10 (50.0%) | 3/8 (37.5%) | – | **44.4%** (8/18) | 24.6%–66.3%"
+        " | ≥ 50% | ✗ | ✗ |"
+    ) in block
+    # stepped: 7/10 and 4/8 pool to 11/18 = 61.1%, but not measured on every draw
+    stepped = (
+        "| breakpoint, stepped | 7/10 (70.0%) | 4/8 (50.0%) | – | **61.1%** (11/18)"
+        " | 38.6%–79.7% | ≥ 50% | ✓ | ✗ |"
+    )
     assert stepped in block and "`stepped second`" in block
     assert "| step_into |" not in block.split("training issue's targets")[1].split("From:")[0]
-    assert "`large tracked`" in block and "`second draw`" in block
+    assert "`large tracked`" in block and "`second draw`" in block and "`third draw`" in block
     assert "`checked`" not in block.split("training issue's targets")[1]
+
+
+def test_the_wilson_interval_holds_the_rate_and_narrows_with_more_items() -> None:
+    low, high = report.wilson_interval(9, 10)
+    assert low < 0.9 < high <= 1.0
+    wide, narrow = report.wilson_interval(90, 100), report.wilson_interval(900, 1000)
+    assert wide[0] < narrow[0] < 0.9 < narrow[1] < wide[1]
+    assert report.wilson_interval(0, 5)[0] == 0.0 and report.wilson_interval(5, 5)[1] == 1.0
+    with pytest.raises(ValueError):
+        report.wilson_interval(0, 0)
 
 
 def test_targets_without_plain_runs_say_how_to_make_them() -> None:
