@@ -6,6 +6,9 @@ import argparse
 import json
 from pathlib import Path
 
+# The temperature --samples draws at when none is given (next-state and CruxEval alike).
+SAMPLING_TEMPERATURE = 0.8
+
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     ev = commands.add_parser("eval", help="measure the model")
@@ -72,7 +75,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--temperature",
         type=float,
         default=None,
-        help="sampling temperature with --samples above 1 (default 0.8)",
+        help=f"sampling temperature with --samples above 1 (default {SAMPLING_TEMPERATURE:g})",
     )
     ns.add_argument(
         "--actions",
@@ -145,7 +148,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--temperature",
         type=float,
         default=None,
-        help="sampling temperature (default 0.8 with --samples > 1, else 0: greedy)",
+        help=f"sampling temperature (default {SAMPLING_TEMPERATURE:g} with --samples > 1, else 0: "
+        "greedy)",
     )
     cx.add_argument("--seed", type=int, default=0, help="seeds every sampled draw")
     cx.add_argument(
@@ -208,7 +212,7 @@ def run_next_state(args: argparse.Namespace) -> int:
     if args.temperature is not None and (args.samples == 1 or args.temperature <= 0):
         print("ndb eval next-state: error: --temperature needs --samples above 1 and is above 0")
         return 2
-    temperature = (args.temperature or 0.8) if args.samples > 1 else 0.0
+    temperature = (args.temperature or SAMPLING_TEMPERATURE) if args.samples > 1 else 0.0
     actions = tuple(a.strip() for a in args.actions.split(",")) if args.actions else None
     known = {kind.value for kind in ActionKind}
     if actions is not None and not set(actions) <= known:
@@ -319,7 +323,7 @@ def run_cruxeval(args: argparse.Namespace) -> int:
     if args.samples < 1:
         return fail("--samples must be at least 1")
     if args.temperature is None:
-        args.temperature = 0.8 if args.samples > 1 else 0.0
+        args.temperature = SAMPLING_TEMPERATURE if args.samples > 1 else 0.0
     if args.temperature < 0:
         return fail("--temperature must be at least 0")
     if args.samples > 1 and args.temperature == 0:
