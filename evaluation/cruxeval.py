@@ -270,8 +270,8 @@ def summarise(
 def raw_predictor(model_dir: Path) -> Predictor:
     """The raw model's unconstrained greedy state: what it writes before any grammar helps."""
     from neural_debugger.model_backend.generate import greedy_state
-    from neural_debugger.training.model import load_pretrained
-    from neural_debugger.training.tokenizer import load_tokenizer
+    from neural_debugger.model_backend.llama import load_pretrained
+    from neural_debugger.model_backend.tokenizer import load_tokenizer
 
     model, tokenizer = load_pretrained(model_dir), load_tokenizer(model_dir)
 

@@ -29,8 +29,10 @@ from typing import Any
 
 from neural_debugger.model_backend.backend import BackendError, DecodeOptions, History
 from neural_debugger.model_backend.generate import greedy_state
+from neural_debugger.model_backend.llama import load_pretrained
 from neural_debugger.model_backend.local import LoadedModel, LocalSession, load_model
 from neural_debugger.model_backend.prompt import RESERVE
+from neural_debugger.model_backend.tokenizer import load_tokenizer
 from neural_debugger.protocol import (
     Action,
     ActionKind,
@@ -48,10 +50,8 @@ from neural_debugger.tracer.record import TracerFailure
 from neural_debugger.tracer.record import record as record_trace
 from neural_debugger.tracer.sampler import PAPER, PAPER_INVERSE, sample
 from neural_debugger.tracer.tree import StateTree
-from neural_debugger.training.model import load_pretrained
 from neural_debugger.training.programs.split import function_of
 from neural_debugger.training.shards import read_shards
-from neural_debugger.training.tokenizer import load_tokenizer
 
 COMPONENTS = ("exact", "event", "source", "locals", "value")
 FORWARD_JUMPS = (ActionKind.STEP_OVER, ActionKind.STEP_RETURN, ActionKind.BREAKPOINT)

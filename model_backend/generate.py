@@ -9,7 +9,8 @@ from __future__ import annotations
 import torch
 
 from neural_debugger.protocol.tokens import ACTION_SEP, TRACE_END
-from neural_debugger.training.model import LlamaForCausalLM
+
+from .llama import LlamaForCausalLM
 
 
 @torch.no_grad()

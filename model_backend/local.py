@@ -41,7 +41,9 @@ from .backend import (
 from .flow import Expected
 from .forward_check import ForwardScorer, forward_view
 from .grammar import FORWARD_KINDS, INVERSE_KINDS, SourceLines, StateWriter
+from .llama import TOKENIZER_FINGERPRINT, load_pretrained
 from .prompt import PromptBuilder, answer_budget
+from .tokenizer import load_tokenizer, tokenizer_fingerprint
 from .vocab import Vocab
 
 
@@ -66,9 +68,6 @@ class LoadedModel:
 @functools.lru_cache(maxsize=4)
 def load_model(folder: Path, device: str | None = None) -> LoadedModel:
     """Load and check a model folder; every problem becomes one :class:`ModelFolderError`."""
-    from neural_debugger.training.model import TOKENIZER_FINGERPRINT, load_pretrained
-    from neural_debugger.training.tokenizer import load_tokenizer, tokenizer_fingerprint
-
     folder = Path(folder)
     if not folder.is_dir():
         raise ModelFolderError(f"model folder {folder} does not exist")

@@ -59,7 +59,7 @@ class VllmEngine:
     def __init__(
         self, urls: list[str], model_dir: Path | None = None, timeout: float = 60.0
     ) -> None:
-        from neural_debugger.training.tokenizer import load_tokenizer
+        from .tokenizer import load_tokenizer
 
         folder = Path(model_dir or default_model_dir())
         try:

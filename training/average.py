@@ -19,7 +19,7 @@ from pathlib import Path
 
 import torch
 
-from .model import load_pretrained, save_pretrained
+from neural_debugger.model_backend.llama import load_pretrained, save_pretrained
 
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json")
 

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from neural_debugger.training.model import ModelConfig
+from neural_debugger.model_backend.llama import ModelConfig
 
 
 def _table(results: dict[str, Any]) -> list[str]:

@@ -1,23 +1,22 @@
-"""The tokenizer: byte-level BPE trained on trajectories, every language token a special token.
+"""Training the tokenizer: byte-level BPE trained on trajectories, every language token special.
 
 Saved as ``tokenizer.json`` (HF ``tokenizers``) with a ``tokenizer_config.json`` beside it, so
-that ``transformers`` and vLLM load it unchanged. Special tokens take the first ids, in the order
-of :data:`neural_debugger.protocol.tokens.ALL_SPECIAL_TOKENS`, followed by ``<|pad|>``.
+that ``transformers`` and vLLM load it unchanged; the runtime loads it with
+:func:`neural_debugger.model_backend.tokenizer.load_tokenizer`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable
 from pathlib import Path
 
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
-from neural_debugger.protocol.tokens import ALL_SPECIAL_TOKENS, BEGIN_OF_TEXT, END_OF_TEXT
+from neural_debugger.model_backend.tokenizer import PAD, SPECIAL_TOKENS
+from neural_debugger.protocol.tokens import BEGIN_OF_TEXT, END_OF_TEXT
 
-PAD = "<|pad|>"
-SPECIAL_TOKENS: tuple[str, ...] = (*ALL_SPECIAL_TOKENS, PAD)
+__all__ = ["PAD", "save_tokenizer", "train_tokenizer"]
 
 
 def train_tokenizer(texts: Iterable[str], vocab_size: int) -> Tokenizer:
@@ -51,32 +50,3 @@ def save_tokenizer(tokenizer: Tokenizer, folder: Path, model_max_length: int) ->
         "clean_up_tokenization_spaces": False,
     }
     (folder / "tokenizer_config.json").write_text(json.dumps(config, indent=2) + "\n")
-
-
-def load_tokenizer(folder: Path) -> Tokenizer:
-    """Load ``tokenizer.json`` and check that it knows every token of the language as one id."""
-    path = folder / "tokenizer.json"
-    if not path.exists():
-        raise FileNotFoundError(f"no tokenizer.json in {folder}")
-    tokenizer = Tokenizer.from_file(str(path))
-    check_special_tokens(tokenizer)
-    return tokenizer
-
-
-def check_special_tokens(tokenizer: Tokenizer) -> None:
-    """Raise if a language token is missing or is not a single special token."""
-    for token in SPECIAL_TOKENS:
-        ids = tokenizer.encode(token, add_special_tokens=False).ids
-        if len(ids) != 1 or tokenizer.id_to_token(ids[0]) != token:
-            raise ValueError(f"the tokenizer does not know {token} as one token (got ids {ids})")
-
-
-def tokenizer_fingerprint(path: Path) -> str:
-    """A hash of a ``tokenizer.json``'s vocabulary, merges and special tokens (not its layout).
-
-    ``save_pretrained`` records it in ``config.json``, so a loader can tell that a tokenizer and
-    weights were trained together even when their vocabulary sizes agree.
-    """
-    data = json.loads(path.read_text())
-    kept = {"model": data.get("model"), "added_tokens": data.get("added_tokens")}
-    return hashlib.sha256(json.dumps(kept, sort_keys=True).encode()).hexdigest()

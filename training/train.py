@@ -25,13 +25,19 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from neural_debugger.model_backend.llama import (
+    LlamaForCausalLM,
+    ModelConfig,
+    load_pretrained,
+    save_pretrained,
+)
+from neural_debugger.model_backend.tokenizer import PAD, load_tokenizer
 from neural_debugger.protocol.tokens import ACTION_SEP, FRAME_SEP, TRACE_END
 
 from .corpus import Corpus
-from .model import LlamaForCausalLM, ModelConfig, load_pretrained, save_pretrained
 from .shards import read_shards
 from .stream import ShardStream
-from .tokenizer import PAD, load_tokenizer, save_tokenizer, train_tokenizer
+from .tokenizer import save_tokenizer, train_tokenizer
 from .windows import cut
 
 

@@ -11,6 +11,7 @@ import pytest
 from neural_debugger.cli import main as ndb
 from neural_debugger.evaluation.next_state import load_items, outgrows_window
 from neural_debugger.model_backend.prompt import RESERVE
+from neural_debugger.model_backend.tokenizer import load_tokenizer
 from neural_debugger.paths import default_model_dir
 from neural_debugger.protocol import encode
 from neural_debugger.tracer.program import load_program
@@ -18,7 +19,6 @@ from neural_debugger.tracer.record import record
 from neural_debugger.tracer.sampler import STEP_INTO, sample
 from neural_debugger.tracer.tree import StateTree
 from neural_debugger.training.shards import ShardWriter
-from neural_debugger.training.tokenizer import load_tokenizer
 
 MODEL = Path(default_model_dir())
 PROGRAMS = {

@@ -16,6 +16,7 @@ from neural_debugger.model_backend.grammar import (
     StateWriter,
 )
 from neural_debugger.model_backend.local import LocalEngine, LocalSession
+from neural_debugger.model_backend.tokenizer import load_tokenizer
 from neural_debugger.model_backend.vocab import Vocab
 from neural_debugger.paths import default_model_dir
 from neural_debugger.protocol import Action, ActionKind, State, StateKind, parse_trajectory
@@ -24,7 +25,6 @@ from neural_debugger.tracer.program import Program, load_program
 from neural_debugger.tracer.record import record
 from neural_debugger.training.data import TRACE_LIMITS, DataSpec, program_trajectories
 from neural_debugger.training.programs import generate_programs, package_programs
-from neural_debugger.training.tokenizer import load_tokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = load_program(ROOT / "examples" / "running_total.py", "running_total([3, 1, 2])")

@@ -19,11 +19,11 @@ from neural_debugger.model_backend.grammar import (
     SourceLines,
     StateWriter,
 )
+from neural_debugger.model_backend.tokenizer import load_tokenizer
 from neural_debugger.model_backend.vocab import Vocab
 from neural_debugger.paths import default_model_dir
 from neural_debugger.protocol import State, StateKind, encode_state, parse_state
 from neural_debugger.tracer.values import MAX_VARIABLES
-from neural_debugger.training.tokenizer import load_tokenizer
 
 VOCAB = Vocab(load_tokenizer(Path(default_model_dir())))
 CODE = """def f(xs, name="é"):

@@ -17,18 +17,19 @@ from neural_debugger.model_backend.backend import (
     History,
     ModelFolderError,
 )
-from neural_debugger.model_backend.local import LocalEngine, LocalSession, load_model
-from neural_debugger.model_backend.session import DebugSession, first_state
-from neural_debugger.paths import default_model_dir
-from neural_debugger.protocol import Action, ActionKind, State, StateKind
-from neural_debugger.tracer.program import load_program
-from neural_debugger.training.model import (
+from neural_debugger.model_backend.llama import (
     TOKENIZER_FINGERPRINT,
     LlamaForCausalLM,
     ModelConfig,
     save_pretrained,
 )
-from neural_debugger.training.tokenizer import load_tokenizer, save_tokenizer, train_tokenizer
+from neural_debugger.model_backend.local import LocalEngine, LocalSession, load_model
+from neural_debugger.model_backend.session import DebugSession, first_state
+from neural_debugger.model_backend.tokenizer import load_tokenizer
+from neural_debugger.paths import default_model_dir
+from neural_debugger.protocol import Action, ActionKind, State, StateKind
+from neural_debugger.tracer.program import load_program
+from neural_debugger.training.tokenizer import save_tokenizer, train_tokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "bubble_sort.py"

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from neural_debugger.training.average import average_models, main
-from neural_debugger.training.model import (
+from neural_debugger.model_backend.llama import (
     LlamaForCausalLM,
     ModelConfig,
     load_pretrained,
     save_pretrained,
 )
+from neural_debugger.training.average import average_models, main
 
 SHIPPED = Path(__file__).resolve().parents[2] / "models" / "ndb-small"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from neural_debugger.training.model import (
+from neural_debugger.model_backend.llama import (
     LlamaForCausalLM,
     ModelConfig,
     load_pretrained,

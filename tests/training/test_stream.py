@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from neural_debugger.model_backend.tokenizer import PAD, load_tokenizer
 from neural_debugger.paths import cruxeval_path
 from neural_debugger.training.corpus import Corpus
 from neural_debugger.training.data import DataSpec, generate_data, source_hash
@@ -22,7 +23,6 @@ from neural_debugger.training.model_card import render
 from neural_debugger.training.programs import generate_programs
 from neural_debugger.training.shards import read_shards
 from neural_debugger.training.stream import ShardStream
-from neural_debugger.training.tokenizer import PAD, load_tokenizer
 from neural_debugger.training.train import _pack_serial, config_by_name, train
 
 SHIPPED = Path(__file__).parents[2] / "models" / "ndb-small"

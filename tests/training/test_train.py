@@ -11,14 +11,14 @@ import torch
 
 from neural_debugger.evaluation.next_state import load_items, score
 from neural_debugger.model_backend.generate import greedy_state
+from neural_debugger.model_backend.llama import load_pretrained
+from neural_debugger.model_backend.tokenizer import PAD, load_tokenizer
 from neural_debugger.paths import cruxeval_path
 from neural_debugger.protocol import parse_trajectory
 from neural_debugger.protocol.tokens import ALL_SPECIAL_TOKENS
 from neural_debugger.training.data import DataSpec, generate_data
-from neural_debugger.training.model import load_pretrained
 from neural_debugger.training.model_card import render
 from neural_debugger.training.shards import read_shards
-from neural_debugger.training.tokenizer import PAD, load_tokenizer
 from neural_debugger.training.train import (
     RunState,
     batch_seed,

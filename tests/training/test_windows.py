@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from neural_debugger.model_backend.tokenizer import load_tokenizer
 from neural_debugger.paths import default_model_dir
 from neural_debugger.protocol import encode, parse_prompt, parse_trajectory
 from neural_debugger.protocol.tokens import FRAME_SEP, TRACE_END
@@ -14,7 +15,6 @@ from neural_debugger.tracer.program import load_program
 from neural_debugger.tracer.record import record
 from neural_debugger.tracer.sampler import STEP_INTO, sample
 from neural_debugger.tracer.tree import StateTree
-from neural_debugger.training.tokenizer import load_tokenizer
 from neural_debugger.training.train import pack, state_mask
 from neural_debugger.training.windows import cut
 

@@ -11,10 +11,10 @@ import pytest
 
 from neural_debugger.model_backend.backend import BudgetExceeded, DecodeOptions, ModelFolderError
 from neural_debugger.model_backend.engines import make_engine
+from neural_debugger.model_backend.llama import LlamaForCausalLM, ModelConfig, save_pretrained
 from neural_debugger.model_backend.session import DebugSession, inverse_first_state
 from neural_debugger.protocol import Action, ActionKind
 from neural_debugger.tracer.program import load_program
-from neural_debugger.training.model import LlamaForCausalLM, ModelConfig, save_pretrained
 from neural_debugger.training.tokenizer import save_tokenizer, train_tokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
