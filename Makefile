@@ -22,6 +22,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/pytest -q --ignore=tests/vllm
 	$(MAKE) test-node
 	$(MAKE) extension
@@ -64,6 +65,7 @@ test-vllm: $(STAMP) vllm-env
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 bench: $(STAMP)
 	$(BIN)/python -m neural_debugger.evaluation.bench_tracer
