@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-node test-vllm extension e2e lint bench data heldout device-kit device-data-kit device-stream-kit train-small eval-model clean vllm-env
+.PHONY: setup demo test typecheck test-node test-vllm extension e2e lint bench data heldout device-kit device-data-kit device-stream-kit train-small eval-model clean vllm-env
 
 setup: $(STAMP)
 
@@ -66,6 +66,17 @@ test-vllm: $(STAMP) vllm-env
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+# mypy, strict on protocol/, model_backend/ and server/ (pyproject's [tool.mypy]). The folders are
+# subpackages of `neural_debugger` only through the package-dir mapping, which mypy cannot read,
+# so it checks a tree of links laid out as the package.
+TYPED = protocol tracer model_backend server
+typecheck: $(STAMP)
+	rm -rf build/typecheck && mkdir -p build/typecheck/neural_debugger
+	for p in $(TYPED); do ln -s $(CURDIR)/$$p build/typecheck/neural_debugger/$$p; done
+	ln -s $(CURDIR)/neural_debugger/*.py build/typecheck/neural_debugger/
+	cd build/typecheck && $(CURDIR)/$(BIN)/mypy --config-file $(CURDIR)/pyproject.toml \
+		-p neural_debugger.protocol -p neural_debugger.model_backend -p neural_debugger.server
 
 bench: $(STAMP)
 	$(BIN)/python -m neural_debugger.evaluation.bench_tracer

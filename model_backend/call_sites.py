@@ -90,28 +90,28 @@ class CallSites:
         for node in sorted(scopes, key=lambda n: -((n.end_lineno or n.lineno) - n.lineno)):
             for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
                 owner[line] = node
-        for line, node in owner.items():
-            if isinstance(node, ast.FunctionDef) and node.lineno in functions:
-                self._function_of[line] = node.lineno
+        for line, scope in owner.items():
+            if isinstance(scope, ast.FunctionDef) and scope.lineno in functions:
+                self._function_of[line] = scope.lineno
 
 
 def _plain_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
     """Functions, by name, that are not methods, decorated or generators, and whose name no
     other ``def`` or ``class`` takes."""
-    defined: dict[str, list[ast.AST]] = {}
+    defined: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]] = {}
     in_class: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             defined.setdefault(node.name, []).append(node)
         if isinstance(node, ast.ClassDef):
             in_class.update(id(child) for child in node.body)
-    plain = {}
+    plain: dict[str, ast.FunctionDef] = {}
     for name, nodes in defined.items():
-        (node,) = nodes if len(nodes) == 1 else (None,)
-        if not isinstance(node, ast.FunctionDef) or id(node) in in_class or node.decorator_list:
+        only = nodes[0] if len(nodes) == 1 else None
+        if not isinstance(only, ast.FunctionDef) or id(only) in in_class or only.decorator_list:
             continue
-        if not _yields(node):
-            plain[name] = node
+        if not _yields(only):
+            plain[name] = only
     return plain
 
 

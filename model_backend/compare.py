@@ -10,6 +10,7 @@ the real run never took: stops after the first one are still compared, but repor
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .backend import BackendError, Engine
 from .session import DebugSession, Stop
@@ -118,7 +119,7 @@ def diverged(session: DebugSession, truth: DebugSession) -> Comparison:
         stop, real = session.stops[index], truth.stops[index]
         counterfactual = counterfactual or _edited(stop)
         action = stop.action.kind.value if stop.action is not None else None
-        base = {
+        base: dict[str, Any] = {
             "step": index,
             "action": action,
             "file": stop.file,

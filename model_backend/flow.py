@@ -31,6 +31,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import CodeType
+from typing import TypeVar
 
 from neural_debugger.model_backend.call_sites import CallSites
 from neural_debugger.protocol import Action, ActionKind, State, StateKind, standalone
@@ -341,18 +342,22 @@ class LineFlow:
             shown = {unit.co_firstlineno, lines[k]} if k == resumes[0] else {lines[k]}
             if k != resumes[0] and lines[k] is not None:
                 first |= _reached([k], lines, ways)
-            for line in shown:
-                if line is not None:
-                    self.starts.setdefault(line, set()).update(first)
-                    self._starting.setdefault(line, set()).add(index)
-                    if bound is not None and bound[k] is not None:
-                        at_call = self._bound[index][1]  # type: ignore[index]
-                        at_call[line] = at_call.get(line, frozenset()) | bound[k][0]  # type: ignore[index]
+            for line in (at for at in shown if at is not None):
+                self.starts.setdefault(line, set()).update(first)
+                self._starting.setdefault(line, set()).add(index)
+                if bound is not None and bound[k] is not None:
+                    at_call = self._bound[index][1]  # type: ignore[index]
+                    at_call[line] = at_call.get(line, frozenset()) | bound[k][0]  # type: ignore[index]
 
 
-def _union(each: Callable[[int], frozenset | None], items: Iterable[int]) -> frozenset | None:
+_T = TypeVar("_T")
+
+
+def _union(
+    each: Callable[[int], frozenset[_T] | None], items: Iterable[int]
+) -> frozenset[_T] | None:
     """The union of ``each(item)``; None if there are no items or one gives None."""
-    found: set = set()
+    found: set[_T] = set()
     items = list(items)
     for item in items:
         part = each(item)
@@ -370,8 +375,8 @@ def _reached(
 
     As CPython 3.11 traces: an instruction fires its line when the instruction executed before
     it had another line or none, or when it was reached by a jump backwards."""
-    if entering and lines[starts[0]] is not None:
-        return {lines[starts[0]]}  # type: ignore[set-item]
+    if entering and (line := lines[starts[0]]) is not None:
+        return {line}
     first = None if entering else lines[starts[0]]
     todo = [(k, first) for k in starts]
     seen = set(todo)
@@ -510,7 +515,7 @@ class Expected:
     unchanged: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # a line state's diff is written against these locals (None: not known): it shows a
     # variable only with another value, and null only for one bound here
-    before: Mapping[str, str] | None = None
+    before: Mapping[str, str | None] | None = None
 
     def allows(self, state: State) -> bool:
         """Whether ``state`` keeps to what is expected."""
@@ -530,7 +535,7 @@ class Expected:
         return self.diff is None or state.kind not in LINE_KINDS or state.diff == self.diff
 
 
-def _changes(diff: Mapping[str, str | None], before: Mapping[str, str]) -> bool:
+def _changes(diff: Mapping[str, str | None], before: Mapping[str, str | None]) -> bool:
     """Whether ``diff`` can follow ``before``: each value another than the variable had (a
     cut one aside), null only for a variable it had (any, if ``before`` hid some)."""
     for name, value in diff.items():

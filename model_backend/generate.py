@@ -7,6 +7,7 @@ any constraint helps it; debug sessions decode under the grammar instead (:mod:`
 from __future__ import annotations
 
 import torch
+from tokenizers import Tokenizer
 
 from neural_debugger.protocol.tokens import ACTION_SEP, TRACE_END
 
@@ -16,7 +17,7 @@ from .llama import LlamaForCausalLM
 @torch.no_grad()
 def greedy_state(
     model: LlamaForCausalLM,
-    tokenizer,
+    tokenizer: Tokenizer,
     prompt: str,
     max_new_tokens: int = 256,
 ) -> str:
@@ -37,4 +38,5 @@ def greedy_state(
         if cache.length == capacity:
             break
         logits = model(torch.tensor([[token]]), cache, last_only=True)[0, -1]
-    return tokenizer.decode(out, skip_special_tokens=False)
+    text: str = tokenizer.decode(out, skip_special_tokens=False)
+    return text

@@ -323,7 +323,12 @@ class JsonCursor:
         # a value
         if self.key == _MARKER and text != _MARKER_VALUE:
             return self._break()
-        if self.diff and self.before is not None and self.before.values.get(self.key) == text:
+        if (
+            self.diff
+            and self.before is not None
+            and self.key is not None
+            and self.before.values.get(self.key) == text
+        ):
             return self._break()  # a diff shows a variable only with another value
         self.state = "after_value"
         return True
@@ -343,12 +348,12 @@ class Before:
 
     __slots__ = ("_names", "complete", "values")
 
-    def __init__(self, locals_: Mapping[str, str]) -> None:
+    def __init__(self, locals_: Mapping[str, str | None]) -> None:
         self.complete = MORE_VARIABLES_KEY not in locals_
         self.values = {
             name.encode(): json.dumps(value, ensure_ascii=False)[1:-1].encode()
             for name, value in locals_.items()
-            if not value.endswith(CUT_MARKER)
+            if value is not None and not value.endswith(CUT_MARKER)
         }
         self._names = frozenset(name.encode() for name in locals_)
 

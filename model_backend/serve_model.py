@@ -47,7 +47,7 @@ def vllm_command(
     return argv
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = commands.add_parser(
         "serve-model",
         help="print (or run) the vLLM command serving a model to --backend vllm",

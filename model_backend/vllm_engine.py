@@ -26,11 +26,12 @@ import json
 import math
 import random
 from pathlib import Path
+from typing import Any
 
 import httpx
 
 from neural_debugger.paths import default_model_dir
-from neural_debugger.protocol import Action
+from neural_debugger.protocol import Action, StateKind
 from neural_debugger.tracer.program import Program
 
 from .backend import (
@@ -89,7 +90,7 @@ class VllmEngine:
             return name
         models = await self._call("GET", url, "/v1/models")
         try:
-            name = models["data"][0]["id"]
+            name = str(models["data"][0]["id"])
         except (KeyError, IndexError, TypeError):
             raise BackendUnavailable(f"the vLLM server at {url} lists no model") from None
         probe = "<|src_sep|>def f(x):\n<|arg_sep|>"
@@ -102,7 +103,9 @@ class VllmEngine:
         self._served[url] = name
         return name
 
-    async def _call(self, method: str, url: str, path: str, body: dict | None = None) -> dict:
+    async def _call(
+        self, method: str, url: str, path: str, body: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         try:
             response = await self.client.request(method, url + path, json=body)
         except httpx.TimeoutException:
@@ -202,7 +205,7 @@ class VllmSession:
     async def _decode(
         self,
         prompt: list[int],
-        kinds: tuple,
+        kinds: tuple[StateKind, ...],
         expected: Expected,
         options: DecodeOptions,
         rng: random.Random,

@@ -40,7 +40,7 @@ class Vocab:
             missing = [t for t, i in specials.items() if i is None]
             raise ValueError(f"the tokenizer lacks the language tokens {missing}")
         self.special_id: dict[str, int] = specials  # type: ignore[assignment]
-        self.special_text: dict[int, str] = {i: t for t, i in specials.items()}
+        self.special_text: dict[int, str] = {i: t for t, i in self.special_id.items()}
         added = {i for i in tokenizer.get_added_tokens_decoder()}
         table = _byte_of_char()
         self.bytes_of: list[bytes | None] = []

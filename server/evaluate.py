@@ -20,8 +20,8 @@ from __future__ import annotations
 import ast
 import operator
 import re
-from collections.abc import Callable, Mapping, Sized
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sized
+from typing import Any, cast
 
 from .values import NotALiteral, rebuild
 
@@ -308,7 +308,7 @@ class Evaluator:
             _check_length(value)
         if isinstance(node.func, ast.Name):
             _check_arguments(node.func.id, None, args, keywords)
-        else:
+        elif isinstance(node.func, ast.Attribute):
             _check_arguments(node.func.attr, getattr(func, "__self__", None), args, keywords)
         result = func(*args, **keywords)
         _check_length(result)  # e.g. repr or hex, each a few times longer than what it is given
@@ -320,14 +320,14 @@ class Evaluator:
         method = self._eval(func)
         if not callable(method):
             raise EvaluationError(f"{ast.unparse(func)} is not a method")
-        return method
+        return cast(Callable[..., Any], method)
 
 
 def _length(value: Any) -> int:
     return len(value) if isinstance(value, str | bytes | list | tuple | dict | set) else 1
 
 
-_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
+_VIEWS: tuple[type, ...] = (type({}.keys()), type({}.values()), type({}.items()))
 
 
 def _weight(value: Any, limit: int) -> int:
@@ -350,9 +350,9 @@ def _weight(value: Any, limit: int) -> int:
                 stack.extend(item.keys())
                 stack.extend(item.values())
         elif isinstance(item, (list, tuple, set, frozenset, *_VIEWS)):
-            total += len(item)
+            total += len(cast(Sized, item))
             if total <= limit:
-                stack.extend(item)
+                stack.extend(cast(Iterable[Any], item))
     return total
 
 
@@ -363,7 +363,7 @@ def _check_length(value: Any) -> None:
 
 def _check_size(op: type[ast.operator], left: Any, right: Any) -> None:
     """Refuse an operation whose result would be huge, before computing it."""
-    sequences = str | bytes | list | tuple
+    sequences: tuple[type, ...] = (str, bytes, list, tuple)
     too_large = False
     if op is ast.Mult:
         too_large = any(
@@ -402,9 +402,7 @@ def _check_format(template: str | bytes) -> None:
                 raise EvaluationError(f"% formats wider than {MAX_WIDTH} are not allowed here")
 
 
-def _check_arguments(
-    name: str, receiver: Any, args: list[Any], keywords: dict[str | None, Any]
-) -> None:
+def _check_arguments(name: str, receiver: Any, args: list[Any], keywords: dict[str, Any]) -> None:
     """Refuse, before it runs, a call that would build far more than it is given or import.
 
     ``receiver`` is the value a method belongs to, None for a builtin.

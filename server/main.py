@@ -110,7 +110,7 @@ async def serve_tcp(host: str, port: int) -> None:
         await pool.aclose()
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = commands.add_parser(
         "dap",
         help="serve the Debug Adapter Protocol (for editors) over stdio or TCP",
