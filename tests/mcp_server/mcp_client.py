@@ -44,7 +44,9 @@ async def mcp_server(*options: str, stderr: Path) -> AsyncIterator[Agent]:
         cwd=str(ROOT),
     )
     with stderr.open("w") as log:
-        async with stdio_client(params, errlog=log) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                yield Agent(session)
+        async with (
+            stdio_client(params, errlog=log) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            yield Agent(session)
