@@ -66,10 +66,13 @@ def run(args: argparse.Namespace) -> int:
 
     async def serve() -> None:
         try:
-            if args.http:
-                await server.run_streamable_http_async(host=LOOPBACK, port=args.port)
-            else:
-                await server.run_stdio_async()
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(debugger.reap_forever)
+                if args.http:
+                    await server.run_streamable_http_async(host=LOOPBACK, port=args.port)
+                else:
+                    await server.run_stdio_async()
+                tasks.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
                 await debugger.aclose()

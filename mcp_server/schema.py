@@ -80,6 +80,12 @@ class Candidate(BaseModel):
     call: str = Field(description="the call, e.g. f(xs=[1, 2, 3])")
     arguments: dict[str, str]
     confidence: float = Field(description="the least sure of the argument values")
+    forward_output: str | None = Field(
+        None, description="what the model predicts this call returns, stepping forwards"
+    )
+    confirmed: bool = Field(
+        False, description="the forward prediction returns the output asked for"
+    )
 
 
 class PredictedInputs(BaseModel):

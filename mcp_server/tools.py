@@ -16,6 +16,7 @@ from functools import wraps
 from pathlib import Path
 from typing import Annotated, Any, Literal, ParamSpec, TypeVar
 
+import anyio
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
@@ -25,7 +26,7 @@ from neural_debugger.model_backend.api import (
     check_breakpoints,
     open_session,
 )
-from neural_debugger.model_backend.backend import BackendError, DecodeOptions
+from neural_debugger.model_backend.backend import BackendError
 from neural_debugger.model_backend.compare import Divergence, compare_with_real_run
 from neural_debugger.model_backend.session import Stop
 from neural_debugger.protocol import Action, ActionKind, StateKind
@@ -34,10 +35,10 @@ from neural_debugger.server.messages import SourceBreakpoint
 from neural_debugger.server.variables import InspectError
 from neural_debugger.tracer.program import Program
 
+from .inputs import draw_candidates, forward_output, ranked, same_value
 from .schema import (
     BreakpointInfo,
     BreakpointsSet,
-    Candidate,
     ComparisonInfo,
     DivergenceInfo,
     Evaluation,
@@ -100,9 +101,22 @@ class Debugger:
             await live.session.backend.aclose()
         await self.engines.aclose()
 
-    async def _live(self, session_id: str) -> LiveSession:
-        for live in self.sessions.expire():
+    async def reap(self) -> int:
+        """End the sessions idle past the limit; how many were ended."""
+        expired = self.sessions.expire()
+        for live in expired:
             await live.session.backend.aclose()
+        return len(expired)
+
+    async def reap_forever(self) -> None:
+        """Reap idle sessions now and then, so an agent that went away frees what it held."""
+        every = min(max(self.sessions.limits.idle_timeout_s / 4, 0.5), 30.0)
+        while True:
+            await anyio.sleep(every)
+            await self.reap()
+
+    async def _live(self, session_id: str) -> LiveSession:
+        await self.reap()
         return self.sessions.get(session_id)
 
     def _check_size(self, program: str) -> None:
@@ -144,8 +158,7 @@ class Debugger:
                 "the oracle backend runs the program for real; pass allow_execution=true to "
                 "allow it, or use backend='model' (nothing runs)"
             )
-        for live in self.sessions.expire():
-            await live.session.backend.aclose()
+        await self.reap()
         self.sessions.room()
         self._check_size(program)
         opened = await open_session(
@@ -287,41 +300,36 @@ class Debugger:
             int, Field(ge=1, le=MAX_CANDIDATES, description="how many candidates to draw")
         ] = 3,
     ) -> PredictedInputs:
-        """Inverse execution: calls of the function that the model predicts return `output`.
-        The first candidate is the model's most likely; the others are samples. Nothing runs."""
+        """Inverse execution: calls of the function that the model predicts return `output`
+        (the most likely and samples), each checked by predicting it forwards; confirmed
+        candidates come first. Nothing runs."""
         if not function.isidentifier():
             raise ToolError(f"{function!r} is not a function name")
         if not output.strip() or "\n" in output:
             raise ToolError("give the output as one line of Python, e.g. [1, 2, 3]")
         self._check_size(program)
+        path = Path(program).expanduser()
         opened = await open_session(
-            Path(program).expanduser(),
+            path,
             entry=f"{function}()",
             inverse=output.strip(),
             model=self.model,
             engines=self.engines,
         )
-        session = opened.session
-        found: dict[str, Candidate] = {}
         try:
-            for draw in range(count):
-                sampled = DecodeOptions(temperature=1.0, seed=draw)
-                options = DecodeOptions() if draw == 0 else sampled
-                try:
-                    stop = await session.step(Action(kind=ActionKind.INV_STEP_CALL), options)
-                except BackendError:
-                    continue  # a sample that does not parse is just not a candidate
-                candidate = _candidate(function, stop)
-                session.step_back()
-                if candidate is not None and candidate.call not in found:
-                    found[candidate.call] = candidate
+            candidates = await draw_candidates(opened.session, function, count)
         finally:
-            await session.backend.aclose()
-        if not found:
+            await opened.session.backend.aclose()
+        if not candidates:
             raise ToolError(f"the model predicted no call of {function} that returns {output}")
-        first, *rest = found.values()
-        rest.sort(key=lambda c: -c.confidence)
-        return PredictedInputs(function=function, output=output, candidates=[first, *rest])
+        checked = []
+        for candidate in candidates:
+            returned = await forward_output(path, candidate.call, self.engines, self.model)
+            confirmed = returned is not None and same_value(returned, output)
+            checked.append(
+                candidate.model_copy(update={"forward_output": returned, "confirmed": confirmed})
+            )
+        return PredictedInputs(function=function, output=output, candidates=ranked(checked))
 
     @tool_errors
     async def compare_with_real_run(
@@ -392,20 +400,6 @@ def _reason(live: LiveSession, stop: Stop, on_breakpoint: bool, otherwise: str =
     if on_breakpoint and live.breakpoints.on_breakpoint(stop, live.session.program):
         return "breakpoint"
     return otherwise
-
-
-def _candidate(function: str, stop: Stop) -> Candidate | None:
-    """The call an inverse stop at the function's inputs stands for (None: not such a stop)."""
-    if stop.state.kind is not StateKind.INV_CALL or stop.locals is None:
-        return None
-    arguments = dict(stop.locals)
-    shown = ", ".join(f"{name}={value}" for name, value in arguments.items())
-    sure = [stop.confidence.values.get(name, 1.0) for name in arguments]
-    return Candidate(
-        call=f"{function}({shown})",
-        arguments=arguments,
-        confidence=min(sure, default=stop.confidence.event),
-    )
 
 
 def _divergence(d: Divergence) -> DivergenceInfo:

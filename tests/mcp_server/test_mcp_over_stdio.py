@@ -252,8 +252,14 @@ async def test_predict_inputs_returns_candidate_calls(tmp_path: Path, programs) 
         assert len({c["call"] for c in candidates}) == len(candidates)
         for candidate in candidates:
             assert set(candidate["arguments"]) == {"x"}
-            assert candidate["call"] == f"shift(x={candidate['arguments']['x']})"
+            x = candidate["arguments"]["x"]
+            assert candidate["call"] == f"shift(x={x})"
             assert 0 <= candidate["confidence"] <= 1
+            # each candidate is predicted forwards: shift(x) is (x + 1) * 2
+            assert candidate["forward_output"] == str((int(x) + 1) * 2)
+            assert candidate["confirmed"] == (x == "5")
+        confirmed = [c["confirmed"] for c in candidates]
+        assert confirmed == sorted(confirmed, reverse=True)  # confirmed ones first
         with pytest.raises(ToolFailed, match="no function named 'nothing'"):
             await agent.call(
                 "predict_inputs", program=str(programs["shift"]), function="nothing", output="1"
