@@ -169,8 +169,12 @@ class Debugger:
             model=self.model if backend == "model" else None,
             engines=self.engines,
         )
-        table = _table(opened.program, {line: None for line in opened.breakpoints})
-        live = self.sessions.add(opened, table)
+        try:
+            table = _table(opened.program, {line: None for line in opened.breakpoints})
+            live = self.sessions.add(opened, table)  # the limit again: others may have opened
+        except BaseException:
+            await opened.session.backend.aclose()
+            raise
         return stop_info(live, "entry")
 
     @tool_errors

@@ -109,6 +109,7 @@ async def open_session(
     options: DecodeOptions | None = None,
     breakpoint_steps: int | None = None,
     engines: EnginePool | None = None,
+    source: str | None = None,
 ) -> OpenedSession:
     """Open a debug session on the file ``program`` at its first stop.
 
@@ -116,7 +117,8 @@ async def open_session(
     text) starts from ``entry`` returning that value and walks backwards to its inputs.
     ``breakpoint_steps`` is how many steps into a continue to one breakpoint takes before one
     jump (``None``: the backend's default). ``engines`` shares engines across sessions; without
-    it a new engine is made for this session.
+    it a new engine is made for this session. ``source`` is the program's text when it is not
+    the file's (an editor's unsaved buffer).
     """
     if backend not in BACKENDS:
         raise SessionError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -126,7 +128,7 @@ async def open_session(
     if breakpoint_steps is not None and breakpoint_steps < 0:
         raise SessionError("breakpoint_steps must be 0 (one jump) or more")
     try:
-        loaded = load_program(program, entry)
+        loaded = load_program(program, entry, source=source)
         lines = check_breakpoints(loaded, breakpoints)
         first = None
         if inverse is not None and backend != "oracle":  # the oracle starts from the real return

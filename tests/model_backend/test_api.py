@@ -73,3 +73,10 @@ def test_breakpoints_must_start_a_statement(tmp_path: Path) -> None:
     for line in (2, 4, 9):
         with pytest.raises(SessionError, match=f"line {line} is not a statement line"):
             check_breakpoints(program, [line])
+
+
+async def test_an_unsaved_source_replaces_the_file(tmp_path: Path) -> None:
+    program = tmp_path / "p.py"
+    program.write_text("x = 1\n")
+    opened = await open_session(program, source="x = 1\ny = x + 1\n", backend="oracle")
+    assert opened.program.lines[1] == "y = x + 1"
