@@ -21,11 +21,21 @@ SHIFT = """def shift(x):
     return z
 """
 
+NESTED = """def inner(a):
+    b = a * 3
+    return b
+
+
+def outer(n):
+    m = inner(n) + 1
+    return m
+"""
+
 
 @pytest.fixture
 def programs(tmp_path: Path) -> dict[str, Path]:
     made = {}
-    for name, text in {"buggy_mean": BUGGY_MEAN, "shift": SHIFT}.items():
+    for name, text in {"buggy_mean": BUGGY_MEAN, "shift": SHIFT, "nested": NESTED}.items():
         path = tmp_path / f"{name}.py"
         path.write_text(text)
         made[name] = path

@@ -185,6 +185,28 @@ async def test_bad_input_is_a_tool_error_and_the_server_keeps_serving(
         await still_serving(agent)
 
 
+async def test_stack_and_step_out_on_a_real_run(tmp_path: Path, programs) -> None:
+    async with mcp_server(stderr=tmp_path / "server.stderr.txt") as agent:
+        stop = await agent.call(
+            "start_session",
+            program=str(programs["nested"]),
+            entry="outer(2)",
+            backend="oracle",
+            allow_execution=True,
+        )
+        sid = stop["session_id"]
+        for _ in range(5):  # the entry line, outer's call and line 7, inner's call and line 2
+            stop = await agent.call("step", session_id=sid, action="into")
+        assert (stop["frame"], stop["line"], stop["depth"]) == ("inner", 2, 2)
+        stack = await agent.call("stack", session_id=sid)
+        frames = [(f["name"], f["line"], f["locals"]) for f in stack["frames"]]
+        assert frames == [("inner", 2, {"a": "2"}), ("outer", 7, {"n": "2"}), ("main", 2, {})]
+        assert stack["frames"][1]["seen_at_step"] == 3  # outer's values as last seen there
+        assert (await agent.call("evaluate", session_id=sid, expression="a * 3"))["result"] == "6"
+        out = await agent.call("step", session_id=sid, action="out")
+        assert (out["frame"], out["depth"], out["return_value"]) == ("outer", 1, "6")
+
+
 async def test_session_limit_and_idle_timeout(tmp_path: Path, programs) -> None:
     async with mcp_server(
         "--max-sessions", "2", "--idle-timeout", "2", stderr=tmp_path / "server.stderr.txt"
