@@ -18,9 +18,10 @@ from pathlib import Path
 import anyio
 
 from neural_debugger.protocol import Action, ActionKind
-from neural_debugger.tracer.program import ProgramError, load_program
+from neural_debugger.tracer.program import ProgramError
 from neural_debugger.tracer.record import TracerFailure
 
+from .api import open_session
 from .backend import BackendError, DecodeOptions
 from .compare import differences, follow
 from .engines import BACKENDS, make_engine
@@ -28,8 +29,6 @@ from .session import (
     BREAKPOINT_STEPS,
     DebugSession,
     Stop,
-    default_breakpoint_steps,
-    inverse_first_state,
     parse_action,
     resume,
     reverse_resume,
@@ -344,17 +343,9 @@ def _check_script(text: str, lines: tuple[str, ...]) -> None:
 
 async def main(args: argparse.Namespace) -> int:
     try:
-        program = load_program(args.program, args.entry)
-        if args.script:
-            _check_script(args.script, program.lines)
-        for line in args.breaks:
-            if not 1 <= line <= len(program.lines) or not program.lines[line - 1].strip():
-                raise ValueError(f"--break {line} is not a statement line of the program")
         if args.check > 1 and args.backend != "local":
             raise ValueError("--check (steps back checked forwards) needs --backend local")
-        if args.breakpoint_steps is None:
-            args.breakpoint_steps = default_breakpoint_steps(args.backend)
-        if args.breakpoint_steps < 0:
+        if args.breakpoint_steps is not None and args.breakpoint_steps < 0:
             raise ValueError("--breakpoint-steps must be 0 (one jump) or more")
         options = DecodeOptions(
             temperature=args.temperature,
@@ -363,20 +354,25 @@ async def main(args: argparse.Namespace) -> int:
             seed=args.seed,
             max_new_tokens=args.max_tokens,
         )
-        inverse = args.inverse is not None
-        first = inverse_first_state(program, args.inverse) if inverse else None
-        engine = make_engine(args.backend, args.model, args.vllm_url)
-        session = await DebugSession.open(
-            program,
-            engine,
-            inverse=inverse,
-            first=first if args.backend != "oracle" else None,
+        opened = await open_session(
+            args.program,
+            entry=args.entry,
+            breakpoints=args.breaks,
+            backend=args.backend,
+            model=args.model,
+            vllm_urls=args.vllm_url,
+            inverse=args.inverse,
             options=options,
             breakpoint_steps=args.breakpoint_steps,
         )
+        session = opened.session
+        if args.script:
+            _check_script(args.script, session.program.lines)
         truth = None
         if args.compare and args.backend != "oracle":
-            truth = await DebugSession.open(program, make_engine("oracle"), inverse=inverse)
+            truth = await DebugSession.open(
+                session.program, make_engine("oracle"), inverse=session.inverse
+            )
     except (ProgramError, TracerFailure, ValueError, FileNotFoundError, BackendError) as err:
         print(f"ndb debug: error: {err}", file=sys.stderr)
         return 2

@@ -18,6 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(title="commands", dest="command", required=True)
     from neural_debugger.evaluation import cli as evaluation_cli
     from neural_debugger.lsp import main as lsp_server
+    from neural_debugger.mcp_server import main as mcp_server
     from neural_debugger.model_backend import serve_model, terminal
     from neural_debugger.server import main as dap_server
     from neural_debugger.tracer import cli as tracer_cli
@@ -27,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     dap_server.add_parser(commands)
     serve_model.add_parser(commands)
     lsp_server.add_parser(commands)
+    mcp_server.add_parser(commands)
     tracer_cli.add_parser(commands)
     training_cli.add_parsers(commands)
     evaluation_cli.add_parser(commands)

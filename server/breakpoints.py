@@ -15,12 +15,12 @@ predicts an error exit.
 
 from __future__ import annotations
 
-import ast
 import os
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from neural_debugger.model_backend.api import statement_lines
 from neural_debugger.model_backend.backend import BackendError, DecodeOptions
 from neural_debugger.model_backend.session import DebugSession, Stop, resume
 from neural_debugger.protocol import Action, ActionKind, StateKind
@@ -89,12 +89,6 @@ class LineBreakpoint:
             message=self.message,
             source=Source(name=os.path.basename(self.path), path=self.path),
         )
-
-
-def statement_lines(program: Program) -> frozenset[int]:
-    """Lines on which a statement starts: where a stop can be."""
-    tree = ast.parse(program.source)
-    return frozenset(node.lineno for node in ast.walk(tree) if isinstance(node, ast.stmt))
 
 
 def same_file(a: str, b: str) -> bool:
