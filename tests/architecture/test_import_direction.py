@@ -22,6 +22,8 @@ ALLOWED: dict[str, set[str]] = {
     "model_backend": {"protocol", "tracer", "paths"},
     "server": RUNTIME,
     "lsp": RUNTIME,
+    # The MCP server shows values exactly as the DAP server does, with its rendering.
+    "mcp_server": RUNTIME | {"server"},
     "training": RUNTIME,
     "evaluation": RUNTIME | {"training"},
 }
