@@ -14,11 +14,11 @@ import asyncio
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from neural_debugger.model_backend.backend import BackendError, Engine
-from neural_debugger.model_backend.engines import make_engine
-from neural_debugger.model_backend.session import DebugSession, Stop
+from neural_debugger.model_backend.api import EnginePool, SessionError, open_session
+from neural_debugger.model_backend.backend import BackendError
+from neural_debugger.model_backend.session import Stop
 from neural_debugger.protocol import Action, ActionKind
-from neural_debugger.tracer.program import ProgramError, load_program
+from neural_debugger.tracer.program import ProgramError
 from neural_debugger.tracer.record import TracerFailure
 
 from .analysis import Analysis, analyze
@@ -62,7 +62,7 @@ class DocumentPrediction:
 
 
 class Predictor:
-    """Makes the engine once and predicts annotated calls with it.
+    """Predicts annotated calls through the session API, one engine (pooled) for all of them.
 
     ``problem`` (bad settings) makes every prediction fail with that message, so the editor shows
     it at each annotation instead of predicting with settings the user did not ask for.
@@ -70,9 +70,8 @@ class Predictor:
 
     def __init__(self, options: Options, problem: str | None = None) -> None:
         self.options = options
-        self._engine: Engine | None = None
-        self._engine_error: str | None = problem
-        self._engine_made = asyncio.Lock()
+        self._engines = EnginePool()
+        self._problem = problem
         self._turn = asyncio.Lock()
         self._cache: OrderedDict[tuple[str, str, str], PredictedRun] = OrderedDict()
 
@@ -105,11 +104,19 @@ class Predictor:
     async def _run(self, path: str, source: str, entry: str) -> PredictedRun:
         limit = self.options.max_steps
         try:
-            program = load_program(path, entry, source=source)
-            engine = await self._get_engine()
-            session = await DebugSession.open(program, engine)
-        except PREDICTION_ERRORS as err:
+            if self._problem is not None:
+                raise SessionError(self._problem)
+            opened = await open_session(
+                path,
+                entry=entry,
+                source=source,
+                backend=self.options.backend,
+                model=self.options.model,
+                engines=self._engines,
+            )
+        except (SessionError, *PREDICTION_ERRORS) as err:
             return PredictedRun(entry, path, limit, error=str(err))
+        session = opened.session
         error = None
         try:
             while not session.finished and len(session.stops) <= limit:
@@ -120,19 +127,5 @@ class Predictor:
         await session.backend.aclose()
         return PredictedRun(entry, path, limit, tuple(session.stops), session.finished, error)
 
-    async def _get_engine(self) -> Engine:
-        async with self._engine_made:
-            if self._engine is None and self._engine_error is None:
-                try:
-                    self._engine = await asyncio.to_thread(
-                        make_engine, self.options.backend, self.options.model
-                    )
-                except (BackendError, ValueError, OSError) as err:
-                    self._engine_error = str(err)
-        if self._engine is None:
-            raise BackendError(self._engine_error or "no engine")
-        return self._engine
-
     async def aclose(self) -> None:
-        if self._engine is not None:
-            await self._engine.aclose()
+        await self._engines.aclose()

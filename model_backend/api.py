@@ -1,8 +1,8 @@
 """The session API: one way to open a debug session on a program, for every frontend.
 
-The terminal debugger (``ndb debug``), the DAP server (``ndb dap``) and the MCP server
-(``ndb mcp``) all open sessions here, so a program is read, checked and started the same way
-whichever of them asks::
+The terminal debugger (``ndb debug``), the DAP server (``ndb dap``), the language server
+(``ndb lsp``) and the MCP server (``ndb mcp``) all open sessions here, so a program is read,
+checked and started the same way whichever of them asks::
 
     from neural_debugger.model_backend.api import open_session
 
