@@ -20,13 +20,13 @@ from __future__ import annotations
 from .assignments import Assignments
 from .branches import Branches
 from .calls import Calls
-from .core import Producer
+from .core import COPIERS, DECL_TYPES, DECL_WEIGHTS, Producer
 from .exceptions import Exceptions
 from .idioms import Idioms
 from .loops import Loops
 from .mutations import Mutations
 
-__all__ = ["Body"]
+__all__ = ["COPIERS", "DECL_TYPES", "DECL_WEIGHTS", "Body", "Producer"]
 
 
 class Body(Assignments, Mutations, Calls, Branches, Loops, Idioms, Exceptions):

@@ -25,7 +25,7 @@ from .core import BodyCore
 
 
 class Assignments(BodyCore):
-    """Statements that rebind names: += updates, reassignment, tuple unpacking."""
+    """Statements that rebind names: ``+=`` updates, reassignment, tuple unpacking."""
 
     def int_update(self) -> bool:
         cands = self.writable(INT)

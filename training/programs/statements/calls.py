@@ -21,7 +21,7 @@ from .core import BodyCore
 
 
 class Calls(BodyCore):
-    """Statements that call helpers, methods and print, or yield a value."""
+    """Statements that call helpers, methods and ``print``, or ``yield`` a value."""
 
     def call_helper(self) -> bool:
         """Call a helper nobody called yet (so every helper of the program runs)."""

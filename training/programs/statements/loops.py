@@ -26,7 +26,7 @@ from .core import BodyCore
 
 
 class Loops(BodyCore):
-    """for loops over ranges, collections, strings, dicts, enumerate and zip; while loops."""
+    """``for`` over ranges, collections, strings, dicts, ``enumerate``, ``zip``; ``while``."""
 
     def loop_body(self, n: int | None = None) -> None:
         if n is None:
