@@ -331,3 +331,16 @@ def test_snippet_library_is_unchanged() -> None:
     assert len(snippets) == SNIPPET_COUNT
     parts = [f"{s.key}\n{s.call}\n{s.source}" for s in snippets]
     assert _digest(parts) == SNIPPETS_DIGEST
+
+
+def test_every_snippet_file_is_in_the_library_and_read_as_is() -> None:
+    folder = corpus_module.SNIPPET_DIR
+    keys = [s.key for s in corpus_module._SNIPPETS]
+    assert sorted(p.stem for p in folder.glob("*.py")) == sorted(keys)
+    for snippet in corpus_module._SNIPPETS:
+        assert (folder / f"{snippet.key}.py").read_text(encoding="utf-8") == snippet.source
+
+
+def test_a_missing_snippet_file_is_named_in_the_error() -> None:
+    with pytest.raises(FileNotFoundError, match="no_such_snippet"):
+        corpus_module._snip("no_such_snippet", "f", lambda rng: "")
