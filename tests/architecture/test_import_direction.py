@@ -39,13 +39,17 @@ CORE_ALLOWED: dict[str, set[str] | None] = {
 def imported_packages(path: Path, package: str) -> set[str]:
     """The ``neural_debugger`` subpackages (first component) one module imports."""
     found: set[str] = set()
+    # How deep the module sits below its top-level folder: ``from ..x`` in a subpackage
+    # (training/programs/statements/) still names a module of the same top-level package.
+    top = REPOSITORY / package
+    depth = len(path.relative_to(top).parts) - 1 if package and path.is_relative_to(top) else 0
     for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             if node.level == 0:
                 names = [node.module or ""]
-            elif node.level == 1:
+            elif node.level <= depth + 1:
                 names = [f"neural_debugger.{package}.{node.module or ''}"]
             else:
                 names = [f"neural_debugger.{node.module or ''}"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import os
 import subprocess
@@ -101,6 +102,21 @@ EXPECTED_ERRORS = {
     "ConfigError",
     "ValidationError",
 }
+
+
+# SHA-256 digests of the corpus as it was when its snippets were plain strings in corpus.py:
+# moving the snippets into files (or any other refactoring) must not change a program.
+CORPUS_DIGEST = "42b94ec3c0414f09e800a5924793e1d9bb9b8ca31109ac07f031b214d19df23d"
+SNIPPETS_DIGEST = "6107a36acd4527dafb1171a6a5ad468f5ea6ac33171d9507dc4cf05b1ed60706"
+SNIPPET_COUNT = 123
+
+
+def _digest(parts: list[str]) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()
 
 
 def _run_all(tmp_path: Path, hash_seed: str, tag: str, seed: int = 0) -> list[dict[str, object]]:
@@ -303,3 +319,28 @@ def test_other_corpus_seed_runs_cleanly(runs: dict[str, list[dict[str, object]]]
         assert isinstance(traced, dict)
         assert int(traced["lines"]) <= 2000, (prog.name, traced["lines"])
     assert 0.04 <= failed / len(programs) <= 0.15
+
+
+def test_corpus_is_unchanged() -> None:
+    parts = [f"{p.name}\n{p.entry!r}\n{p.source}" for seed in (0, 1, 2) for p in corpus(240, seed)]
+    assert _digest(parts) == CORPUS_DIGEST
+
+
+def test_snippet_library_is_unchanged() -> None:
+    snippets = corpus_module._SNIPPETS
+    assert len(snippets) == SNIPPET_COUNT
+    parts = [f"{s.key}\n{s.call}\n{s.source}" for s in snippets]
+    assert _digest(parts) == SNIPPETS_DIGEST
+
+
+def test_every_snippet_file_is_in_the_library_and_read_as_is() -> None:
+    folder = corpus_module.SNIPPET_DIR
+    keys = [s.key for s in corpus_module._SNIPPETS]
+    assert sorted(p.stem for p in folder.glob("*.py")) == sorted(keys)
+    for snippet in corpus_module._SNIPPETS:
+        assert (folder / f"{snippet.key}.py").read_text(encoding="utf-8") == snippet.source
+
+
+def test_a_missing_snippet_file_is_named_in_the_error() -> None:
+    with pytest.raises(FileNotFoundError, match="no_such_snippet"):
+        corpus_module._snip("no_such_snippet", "f", lambda rng: "")

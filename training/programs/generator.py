@@ -2,7 +2,7 @@
 
 Why: the model learns to predict execution by reading traces, so it needs many programs that
 look like the code people write, not a handful of templates. A program here is built from a
-small typed grammar (``exprs.py`` and ``statements.py``): the generator picks helper
+small typed grammar (the ``exprs`` and ``statements`` packages): the generator picks helper
 functions (plain, recursive, generators with ``yield``, validators that raise a custom
 exception), sometimes a small class or module constants, then an entry function (or
 module-level script code) that calls them, statement by statement, tracking the type of every

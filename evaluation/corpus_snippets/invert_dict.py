@@ -1,0 +1,3 @@
+def invert_dict(d):
+    inverted = {value: key for key, value in d.items()}
+    return dict(sorted(inverted.items()))

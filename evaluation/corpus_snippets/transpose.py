@@ -1,0 +1,2 @@
+def transpose(matrix):
+    return [list(row) for row in zip(*matrix)]
