@@ -139,14 +139,16 @@ def test_a_missing_model_folder_is_an_error(tmp_path: Path, capsys) -> None:
 
 @needs_model
 def test_a_real_tiny_run_goes_through_the_one_command(tmp_path: Path, capsys) -> None:
-    """The shipped model on two CruxEval-shaped items and on two held-out items per action of
-    the tracked set, through ``ndb eval run``; the packages set is not there and is skipped."""
+    """The shipped model on two CruxEval-shaped items and on two held-out items for each of a
+    run's four actions (the tracked set), through ``ndb eval run``; the packages set is not
+    there and is skipped."""
     data = tmp_path / "data"
     with tarfile.open(HELDOUT) as archive:
         members = [m for m in archive.getmembers() if m.name.startswith("heldout/")]
         archive.extractall(data, members=members, filter="data")
     results = tmp_path / "results"
-    argv = ["eval", "run", "cruxeval_output_step_return_constrained", "next_state_constrained"]
+    argv = ["eval", "run", "cruxeval_output_step_return_constrained"]
+    argv += ["next_state_constrained_160"]
     argv += ["next_state_packages", "--limit", "2", "--data-root", str(data)]
     argv += ["--results", str(results), "--cruxeval", str(items_file(tmp_path))]
     assert ndb(argv) == 0
@@ -163,9 +165,10 @@ def test_a_real_tiny_run_goes_through_the_one_command(tmp_path: Path, capsys) ->
     assert crux["run_command"].startswith("ndb eval run cruxeval_output_step_return_constrained")
     assert "--limit 2" in crux["run_command"] and "--limit 2" in crux["command"]
 
-    state = json.loads((results / "ndb-small" / "next_state_constrained.json").read_text())
+    state = json.loads((results / "ndb-small" / "next_state_constrained_160.json").read_text())
     assert state["per_action"] == 2 and Path(state["data"]).name == "heldout"
     assert state["decoding"] == "constrained (embedded engine)"
-    assert all(row["exact"]["n"] <= 2 for row in state["results"].values())
-    assert sum(row["parsed"]["n"] for row in state["results"].values()) >= 8
+    assert set(state["results"]) == {"step_over", "inv_step_into", "breakpoint", "step_into"}
+    assert all(row["exact"]["n"] == 2 for row in state["results"].values())
+    assert state["run_command"].endswith("--limit 2") and "--per-action 2" in state["command"]
     assert not (results / "ndb-small" / "next_state_packages.json").exists()
