@@ -26,7 +26,9 @@ from typing import Any
 
 from neural_debugger.paths import REPOSITORY, default_model_dir
 
-RESULTS = REPOSITORY / "evaluation" / "results"
+from . import runs
+from .runs import RESULTS
+
 PLOTS = REPOSITORY / "evaluation" / "plots"
 README = REPOSITORY / "README.md"
 DOCS = REPOSITORY / "docs" / "results.md"
@@ -699,13 +701,12 @@ def write_readme(block: str, readme: Path = README) -> None:
 def primary_model(models: dict[str, dict[str, dict[str, Any]]], wanted: str | None) -> str | None:
     """The model the detailed tables show: the one asked for, else the shipped model, else the
     one trained longest."""
-    from . import headline
-    from .runs import ConfigError
+    from . import headline  # it builds on this module: imported here, not at the top
 
     if wanted is not None:
         if wanted not in models:
             known = ", ".join(models) or "none"
-            raise ConfigError(f"no results folder for model {wanted} (models: {known})")
+            raise runs.ConfigError(f"no results folder for model {wanted} (models: {known})")
         return wanted
     shipped = default_model_dir().name
     if shipped in models:
@@ -723,7 +724,7 @@ def document(
 ) -> tuple[str, str, dict[str, bool]]:
     """Write the plots; return ``docs/results.md``'s text, the one model's detailed block and
     which plots were drawn (the README block refers to them)."""
-    from . import headline, runs
+    from . import headline
 
     config = runs.load(runs_file or runs.CONFIG)
     models = headline.load_models(results_dir)
