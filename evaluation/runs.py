@@ -258,14 +258,17 @@ def check(args: list[str]) -> None:
 
 
 def training_tokens(model: Path) -> int | None:
-    """Training tokens the model has seen, from the ``run.json`` training writes beside its
-    weights (``state.tokens_seen``); None when the folder has none."""
+    """Training tokens the model has seen over all its stages, from the ``run.json`` training
+    writes beside its weights: the last stage's ``state.tokens_seen`` plus the ``tokens`` of
+    each earlier stage it resumed from (``state.earlier``); None when the folder has none."""
     try:
-        run = json.loads((model / "run.json").read_text())
+        state = json.loads((model / "run.json").read_text()).get("state", {})
     except (FileNotFoundError, json.JSONDecodeError):
         return None
-    tokens = run.get("state", {}).get("tokens_seen")
-    return int(tokens) if isinstance(tokens, int | float) else None
+    tokens = state.get("tokens_seen")
+    if not isinstance(tokens, int | float):
+        return None
+    return int(tokens) + sum(int(stage.get("tokens", 0)) for stage in state.get("earlier", []))
 
 
 def annotate(path: Path, run: Run, model: Path | None, command: str) -> None:

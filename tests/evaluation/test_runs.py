@@ -127,6 +127,17 @@ def test_dry_run_prints_each_models_command_and_skips_missing_data(tmp_path: Pat
     assert not (runs.RESULTS / "old").exists() and not (runs.RESULTS / "new").exists()
 
 
+def test_training_tokens_add_up_every_stage(tmp_path: Path) -> None:
+    assert runs.training_tokens(tmp_path) is None  # no run.json
+    earlier = [{"tokens": 300}, {"tokens": 20}]
+    (tmp_path / "run.json").write_text(json.dumps({"state": {"tokens_seen": 4000}}))
+    assert runs.training_tokens(tmp_path) == 4000
+    (tmp_path / "run.json").write_text(
+        json.dumps({"state": {"tokens_seen": 4000, "earlier": earlier}})
+    )
+    assert runs.training_tokens(tmp_path) == 4320
+
+
 def test_a_limited_run_never_writes_over_stored_results(capsys) -> None:
     assert ndb(["eval", "run", "next_state", "--limit", "2"]) == 2
     assert "--limit would write over stored results" in capsys.readouterr().out
@@ -155,7 +166,8 @@ def test_a_real_tiny_run_goes_through_the_one_command(tmp_path: Path, capsys) ->
     out = capsys.readouterr().out
     assert "skip next_state_packages (ndb-small): no " in out
     assert out.splitlines()[-1] == "ndb eval run: ran 2, skipped 1 (data missing), failed 0"
-    tokens = json.loads((MODEL / "run.json").read_text())["state"]["tokens_seen"]
+    state = json.loads((MODEL / "run.json").read_text())["state"]
+    tokens = state["tokens_seen"] + sum(stage["tokens"] for stage in state.get("earlier", []))
 
     crux = json.loads((results / "ndb-small" / "cruxeval_output_step_return_constrained.json")
                       .read_text())  # fmt: skip
