@@ -509,7 +509,12 @@ def run_named(args: argparse.Namespace) -> int:
         if args.dry_run:
             continue
         print("== ndb " + shlex.join(argv), flush=True)
-        if ndb(argv) != 0:
+        try:
+            status = ndb(argv)
+        except Exception as err:  # one broken run must not cost the others' hours
+            print(f"ndb eval run: {label} stopped: {type(err).__name__}: {err}")
+            status = 1
+        if status != 0:
             failed.append(label)
             continue
         command = ["ndb", "eval", "run", run.name]

@@ -127,6 +127,24 @@ def test_dry_run_prints_each_models_command_and_skips_missing_data(tmp_path: Pat
     assert not (runs.RESULTS / "old").exists() and not (runs.RESULTS / "new").exists()
 
 
+def test_a_broken_run_fails_alone_and_a_missing_set_is_skipped(tmp_path: Path, capsys) -> None:
+    config = tmp_path / "runs.toml"
+    config.write_text(
+        '[runs.broken]\ntask = "next-state"\ndata = "empty"\nitems = 1\n'
+        '[runs.absent]\ntask = "next-state"\ndata = "nothing"\n'
+    )
+    (tmp_path / "data" / "empty").mkdir(parents=True)  # a folder without shards
+    argv = ["eval", "run", "--config", str(config), "--data-root", str(tmp_path / "data")]
+    assert ndb([*argv, "--results", str(tmp_path / "results"), "--model", str(MODEL)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert any("broken (ndb-small) stopped: FileNotFoundError: no shard" in x for x in lines)
+    assert any(x.startswith("skip absent (ndb-small): no ") for x in lines)
+    assert lines[-2:] == [
+        "ndb eval run: ran 0, skipped 1 (data missing), failed 1",
+        "  failed: broken (ndb-small)",
+    ]
+
+
 def test_training_tokens_add_up_every_stage(tmp_path: Path) -> None:
     assert runs.training_tokens(tmp_path) is None  # no run.json
     earlier = [{"tokens": 300}, {"tokens": 20}]
