@@ -454,8 +454,6 @@ def run_named(args: argparse.Namespace) -> int:
     """``ndb eval run``: check every selected run's command line first, then run them."""
     import shlex
 
-    from neural_debugger.cli import main as ndb
-
     from . import runs
 
     def fail(message: str) -> int:
@@ -510,7 +508,8 @@ def run_named(args: argparse.Namespace) -> int:
             continue
         print("== ndb " + shlex.join(argv), flush=True)
         try:
-            status = ndb(argv)
+            parsed = runs.check(argv)
+            status = int(parsed.run(parsed))
         except Exception as err:  # one broken run must not cost the others' hours
             print(f"ndb eval run: {label} stopped: {type(err).__name__}: {err}")
             status = 1

@@ -10,6 +10,7 @@ the same parser a user's command line goes through.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -239,18 +240,26 @@ def argv(
     return [*args, "--out", shown(results_path(run, model, results))]
 
 
-def check(args: list[str]) -> None:
-    """Parse an argument list with the real ``ndb`` parser: an unknown option or a bad value
-    is a :class:`ConfigError` naming it, found before any run starts."""
+def parser() -> argparse.ArgumentParser:
+    """The ``ndb`` parser with the ``eval`` command only: the same options and checks a user's
+    command line meets (evaluation builds on the runtime, never on the top-level command)."""
+    from .cli import add_parser
+
+    ndb = argparse.ArgumentParser(prog="ndb")
+    add_parser(ndb.add_subparsers(dest="command", required=True))
+    return ndb
+
+
+def check(args: list[str]) -> argparse.Namespace:
+    """Parse an argument list as ``ndb`` does: an unknown option or a bad value is a
+    :class:`ConfigError` naming it, found before any run starts."""
     import contextlib
     import io
-
-    from neural_debugger.cli import build_parser
 
     errors = io.StringIO()
     try:
         with contextlib.redirect_stderr(errors):
-            build_parser().parse_args(args)
+            return parser().parse_args(args)
     except SystemExit:
         message = errors.getvalue().strip().splitlines()
         detail = message[-1] if message else "bad options"
