@@ -180,47 +180,13 @@ device-stream-kit: $(STAMP)
 train-small: $(STAMP)
 	$(BIN)/ndb train --config small --data $(DATA) --out $(RUN)
 
+# Every named evaluation run of evaluation/runs.toml (next state, horizon, CruxEval, the
+# baselines; a few hours on a 2-core CPU) for each model of MODELS (default: the runs file's),
+# then the report. Runs whose data is missing are skipped with a message. One run or group:
+# `ndb eval run NAME --model DIR`, `ndb eval run --only headline`; see docs/evaluation.md.
+MODELS ?=
 eval-model: $(STAMP)
-	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout --per-action 80 \
-		--out evaluation/results/next_state.json
-	$(BIN)/ndb eval cruxeval --task output --action step_return --limit 100 --out evaluation/results/cruxeval_output_step_return.json
-	$(BIN)/ndb eval cruxeval --task output --action breakpoint --limit 100 --out evaluation/results/cruxeval_output_breakpoint.json
-	$(BIN)/ndb eval cruxeval --task input --action inv_step_call --out evaluation/results/cruxeval_input_inv_step_call.json
-	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout --per-action 80 --constrained \
-		--out evaluation/results/next_state_constrained.json
-	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout --per-action 160 --constrained \
-		--actions step_over,inv_step_into,breakpoint,step_into \
-		--out evaluation/results/next_state_constrained_160.json
-	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout-2 --per-action 80 --constrained \
-		--out evaluation/results/next_state_constrained_heldout2.json
-	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout-3 --per-action 120 --constrained \
-		--out evaluation/results/next_state_constrained_heldout3.json
-	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout-3 --per-action 240 --constrained \
-		--actions step_over,inv_step_into,breakpoint,step_into \
-		--out evaluation/results/next_state_constrained_heldout3_240.json
-	for draw in "heldout 160 " "heldout-2 80 _heldout2" "heldout-3 240 _heldout3"; do set -- $$draw; \
-		$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/$$1 --per-action $$2 \
-			--stepped 64 --actions breakpoint --out evaluation/results/next_state_stepped$$3.json \
-			|| exit 1; done
-	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout --per-action 80 --check 8 \
-		--actions inv_step_into,inv_step_over,inv_step_call --out evaluation/results/next_state_checked.json
-	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout-real --per-action 40 \
-		--constrained --unseen $(DATA)/train --out evaluation/results/next_state_real.json
-	$(BIN)/ndb eval next-state --model models/ndb-small --data $(DATA)/heldout --per-action 40 --long \
-		--out evaluation/results/next_state_long.json
-	$(BIN)/ndb eval horizon --model models/ndb-small --programs 200 --seed 7001 --per-bucket 12 \
-		--exclude $(DATA)/train --constrained --out evaluation/results/horizon_constrained.json
-	for run in "output step_return" "output breakpoint" "input inv_step_call"; do set -- $$run; \
-		$(BIN)/ndb eval cruxeval --task $$1 --action $$2 --backend local --constrained --limit 100 \
-			--out evaluation/results/cruxeval_$$1_$$2_constrained.json || exit 1; \
-		$(BIN)/ndb eval cruxeval --task $$1 --action $$2 --backend oracle \
-			--out evaluation/results/cruxeval_$$1_$$2_oracle.json || exit 1; done
-	$(BIN)/ndb eval cruxeval --task output --action step_return --backend identity \
-		--out evaluation/results/cruxeval_output_step_return_identity.json
-	$(BIN)/ndb eval cruxeval --task input --action inv_step_call --backend identity \
-		--out evaluation/results/cruxeval_input_inv_step_call_identity.json
-	$(BIN)/ndb eval cruxeval --task output --action step_return --backend local --constrained --limit 100 \
-		--samples 5 --out evaluation/results/cruxeval_output_step_return_constrained_k5.json
+	$(BIN)/ndb eval run --data-root $(DATA) $(foreach m,$(MODELS),--model $(m))
 	$(MAKE) eval-report
 
 # Whether the decoder's grammar allows every state of the held-out sets and of 10,000 training
@@ -230,7 +196,7 @@ flow-check: $(STAMP)
 	$(BIN)/python -m neural_debugger.evaluation.flow_check $(DATA)/heldout $(DATA)/heldout-real \
 		$(DATA)/heldout-2 $(DATA)/heldout-3 $(DATA)/train --per-folder 10000
 
-# Plots (evaluation/plots) and the README results block, from evaluation/results/*.json.
+# Plots (evaluation/plots) and docs/results.md, from evaluation/results/.
 .PHONY: eval-report
 eval-report: $(STAMP)
 	$(BIN)/ndb eval report

@@ -39,6 +39,7 @@ from neural_debugger.tracer.tree import StateTree
 from neural_debugger.tracer.values import render_exception, render_locals, render_value
 
 from .corpus import CorpusProgram, corpus
+from .runs import RESULTS
 
 _GENERATOR_FLAGS = (
     0x20 | 0x80 | 0x100 | 0x200
@@ -361,7 +362,7 @@ def run(n: int = 240, seed: int = 0, tree_type: type[StateTree] = StateTree) -> 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--programs", type=int, default=240)
-    parser.add_argument("--out", default="evaluation/results/bdb_agreement.json")
+    parser.add_argument("--out", default=str(RESULTS / "bdb_agreement.json"))
     args = parser.parse_args(argv)
     report = run(args.programs)
     data = report.to_json()

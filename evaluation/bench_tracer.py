@@ -33,6 +33,7 @@ from neural_debugger.tracer.record import record
 from neural_debugger.tracer.run import trace
 
 from .corpus import corpus
+from .runs import RESULTS
 
 SORT_PROGRAM = """\
 def insertion_sort(xs):
@@ -141,7 +142,7 @@ def run(repeats: int = 3, subprocess_sample: int = 20) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Benchmark the tracer against plain execution.")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--out", default="evaluation/results/tracer_bench.json")
+    parser.add_argument("--out", default=str(RESULTS / "tracer_bench.json"))
     args = parser.parse_args(argv)
     results = run(args.repeats)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

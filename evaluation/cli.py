@@ -162,17 +162,80 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     cx.add_argument("--out", type=Path, default=None)
     cx.set_defaults(run=run_cruxeval)
 
+    rn = tasks.add_parser(
+        "run",
+        help="run named evaluations from evaluation/runs.toml, for one model or several",
+        description="Run the named evaluations of the runs file (all, the NAMEs given, or the "
+        "runs of --only GROUP) for each --model; each lands in evaluation/results/<model>/ (the "
+        "baselines, which measure no model, in evaluation/results/). A run whose data is "
+        "missing is skipped with a message.",
+    )
+    rn.add_argument("names", nargs="*", metavar="NAME", help="runs to make (default: all)")
+    rn.add_argument(
+        "--model",
+        type=Path,
+        action="append",
+        default=[],
+        help="a model folder (repeatable: old and new side by side; default the runs file's "
+        "models)",
+    )
+    rn.add_argument(
+        "--only", action="append", default=[], metavar="GROUP", help="the runs of this group"
+    )
+    rn.add_argument("--list", action="store_true", help="list the runs and their groups")
+    rn.add_argument(
+        "--dry-run", action="store_true", help="print each command line, check it, run nothing"
+    )
+    rn.add_argument("--config", type=Path, default=None, help="default evaluation/runs.toml")
+    rn.add_argument(
+        "--data-root", type=Path, default=None, help="held-out folders (default data/v1)"
+    )
+    rn.add_argument(
+        "--cruxeval",
+        type=Path,
+        default=None,
+        help="the CruxEval items file (default the shared benchmark file beside the "
+        "repository, ../shared/benchmarks/cruxeval.jsonl)",
+    )
+    rn.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="results folder (default evaluation/results; another one with --limit)",
+    )
+    rn.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="at most N items per run (per action, per bucket): a quick check of the runs",
+    )
+    rn.set_defaults(run=run_named)
+
     rp = tasks.add_parser(
         "report",
-        help="plots and the README results section from evaluation/results",
-        description="Read every results file, write the PNG plots and rewrite the README block "
-        "between the results markers (our numbers beside the paper's, with their commands).",
+        help="docs/results.md and the plots from evaluation/results",
+        description="Read every results file, write the PNG plots and docs/results.md: the "
+        "headline runs with every model side by side and against training tokens, then one "
+        "model's detailed tables (our numbers beside the paper's, with their commands).",
     )
     rp.add_argument("--results", type=Path, default=None, help="default evaluation/results")
     rp.add_argument("--plots", type=Path, default=None, help="default evaluation/plots")
-    rp.add_argument("--readme", type=Path, default=None, help="default the project's README.md")
+    rp.add_argument("--docs", type=Path, default=None, help="default docs/results.md")
+    rp.add_argument("--config", type=Path, default=None, help="default evaluation/runs.toml")
     rp.add_argument(
-        "--print", action="store_true", help="print the block instead of writing the README"
+        "--model",
+        default=None,
+        help="the model folder name the detailed tables show (default the shipped model's)",
+    )
+    rp.add_argument(
+        "--readme",
+        type=Path,
+        default=None,
+        help="also fill this file's block between the results markers with the detailed tables",
+    )
+    rp.add_argument(
+        "--print", action="store_true", help="print docs/results.md instead of writing it"
     )
     rp.set_defaults(run=run_report)
 
@@ -387,20 +450,107 @@ def run_cruxeval(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_named(args: argparse.Namespace) -> int:
+    """``ndb eval run``: check every selected run's command line first, then run them."""
+    import shlex
+
+    from . import runs
+
+    def fail(message: str) -> int:
+        print(f"ndb eval run: error: {message}")
+        return 2
+
+    try:
+        config = runs.load(args.config or runs.CONFIG)
+        chosen = runs.select(config, args.names, args.only)
+    except runs.ConfigError as err:
+        return fail(str(err))
+    if args.list:
+        for run in chosen:
+            where = run.data or ("CruxEval" if run.task == "cruxeval" else "fresh programs")
+            groups = ",".join(run.groups) or "-"
+            print(f"{run.name:48} {run.task:10} {where:18} groups {groups}")
+        return 0
+    if args.limit is not None and args.limit < 1:
+        return fail("--limit must be at least 1")
+    results = args.results or runs.RESULTS
+    if args.limit is not None and results.resolve() == runs.RESULTS.resolve():
+        return fail("--limit would write over stored results: give --results DIR as well")
+    models = list(args.model) or list(config.models)
+    names = [m.name for m in models]
+    if len(set(names)) < len(names):
+        return fail("two models with one folder name would share a results folder")
+    if any(r.measures_a_model for r in chosen):
+        absent = [str(m) for m in models if not (m / "config.json").exists()]
+        if absent:
+            return fail(f"no model in {', '.join(absent)} (a folder with config.json)")
+    data_root = args.data_root or config.data_root
+    planned: list[tuple[runs.Run, Path | None, list[str]]] = []
+    try:
+        for run in chosen:
+            for model in models if run.measures_a_model else [None]:
+                argv = runs.argv(run, model, data_root, results, args.limit, args.cruxeval)
+                runs.check(argv)
+                planned.append((run, model, argv))
+    except runs.ConfigError as err:
+        return fail(str(err))
+    ran, skipped, failed = 0, 0, []
+    for run, model, argv in planned:
+        label = run.name + (f" ({model.name})" if model is not None else "")
+        missing = [p for p in runs.data_paths(run, data_root, args.cruxeval) if not p.exists()]
+        if args.dry_run:
+            print("ndb " + shlex.join(argv))
+        if missing:
+            print(f"skip {label}: no {', '.join(runs.shown(p) for p in missing)} (data missing)")
+            skipped += 1
+            continue
+        if args.dry_run:
+            continue
+        print("== ndb " + shlex.join(argv), flush=True)
+        try:
+            parsed = runs.check(argv)
+            status = int(parsed.run(parsed))
+        except Exception as err:  # one broken run must not cost the others' hours
+            print(f"ndb eval run: {label} stopped: {type(err).__name__}: {err}")
+            status = 1
+        if status != 0:
+            failed.append(label)
+            continue
+        command = ["ndb", "eval", "run", run.name]
+        command += ["--model", runs.shown(model)] if model is not None else []
+        command += ["--data-root", runs.shown(data_root)] if args.data_root else []
+        command += ["--cruxeval", runs.shown(args.cruxeval)] if args.cruxeval else []
+        command += ["--results", runs.shown(results)] if args.results else []
+        command += ["--limit", str(args.limit)] if args.limit is not None else []
+        runs.annotate(runs.results_path(run, model, results), run, model, shlex.join(command))
+        ran += 1
+    verb = "checked" if args.dry_run else "ran"
+    done = len(planned) - skipped - len(failed) if args.dry_run else ran
+    print(f"ndb eval run: {verb} {done}, skipped {skipped} (data missing), failed {len(failed)}")
+    for label in failed:
+        print(f"  failed: {label}")
+    return 1 if failed else 0
+
+
 def run_report(args: argparse.Namespace) -> int:
     from . import report
 
+    docs = None if args.print else (args.docs or report.DOCS)
     try:
-        block = report.report(
+        text = report.report(
             args.results or report.RESULTS,
             args.plots or report.PLOTS,
-            None if args.print else (args.readme or report.README),
+            docs,
+            args.readme,
+            args.config,
+            args.model,
         )
-    except ValueError as err:
+    except ValueError as err:  # a README without markers, a bad runs file, an unknown model
         print(f"ndb eval report: error: {err}")
         return 2
     if args.print:
-        print(block)
+        print(text)
     else:
-        print(f"plots in {args.plots or report.PLOTS}; README block rewritten")
+        also = f" and the block of {args.readme}" if args.readme else ""
+        print(f"plots in {args.plots or report.PLOTS}; wrote {docs}{also}")
     return 0

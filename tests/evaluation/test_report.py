@@ -98,6 +98,7 @@ def readme(tmp_path: Path) -> Path:
 def test_the_report_writes_plots_and_the_readme_block(results: Path, tmp_path: Path) -> None:
     path, plots = readme(tmp_path), tmp_path / "plots"
     argv = ["eval", "report", "--results", str(results), "--plots", str(plots)]
+    argv += ["--docs", str(tmp_path / "results.md")]
     assert ndb([*argv, "--readme", str(path)]) == 0
     for name in ("cruxeval", "accuracy_per_action", "horizon", "latency"):
         png = plots / f"{name}.png"
@@ -124,6 +125,7 @@ def test_a_readme_without_the_markers_is_refused(results: Path, tmp_path: Path) 
     path = tmp_path / "README.md"
     path.write_text("# no block here\n")
     argv = ["eval", "report", "--results", str(results), "--plots", str(tmp_path / "p")]
+    argv += ["--docs", str(tmp_path / "results.md")]
     assert ndb([*argv, "--readme", str(path)]) == 2
     assert path.read_text() == "# no block here\n"
 
@@ -135,9 +137,49 @@ def test_missing_results_say_how_to_make_them(tmp_path: Path) -> None:
     assert not list((tmp_path / "plots").glob("*.png"))
 
 
-def test_the_project_readme_has_the_block() -> None:
-    text = report.README.read_text()
-    assert text.index(report.BEGIN) < text.index(report.END)
+def test_the_docs_put_models_side_by_side_and_against_tokens(tmp_path: Path) -> None:
+    """Two models' results folders (the newer one trained longer, written first), a baseline
+    at the top: docs/results.md shows each headline run with a column per model in token
+    order, counts with intervals and commands, and a score-against-tokens table and plot."""
+    results, docs, plots = tmp_path / "results", tmp_path / "docs" / "results.md", tmp_path / "p"
+    for name, tokens, passed in (("ndb-new", 9_000_000, 4), ("ndb-old", 3_000_000, 1)):
+        folder = results / name
+        folder.mkdir(parents=True)
+        records = [{"id": str(k), "passed": k < passed} for k in range(6)]
+        crux = {"task": "output", "action": "breakpoint", "backend": "local", "n": 6,
+                "pass@1": passed / 6, "exact_match": 0.0, "decoding": "constrained greedy",
+                "model": f"models/{name}", "command": f"crux {name}", "records": records,
+                "run_command": f"ndb eval run crux --model models/{name}",
+                "training_tokens": tokens}  # fmt: skip
+        (folder / "cruxeval_output_breakpoint_constrained_all.json").write_text(json.dumps(crux))
+    state = {"model": "models/ndb-old", "data": "data/v1/heldout-real", "command": "ns old",
+             "decoding": "constrained (embedded engine)", "training_tokens": 3_000_000,
+             "results": {"step_into": {"exact": rate(10, 7)},
+                         "step_over": {"exact": rate(5, 5)}}}  # fmt: skip
+    (results / "ndb-old" / "next_state_real.json").write_text(json.dumps(state))
+    out = cruxeval.run(ITEMS, "output", "step_return", None, "identity")
+    (results / "cruxeval_output_step_return_identity.json").write_text(
+        json.dumps({**out, "command": "identity output"})
+    )
+    argv = ["eval", "report", "--results", str(results), "--plots", str(plots)]
+    assert ndb([*argv, "--docs", str(docs), "--model", "ndb-new"]) == 0
+    text = docs.read_text()
+    assert text.startswith("# Results\n")
+    crux = text[text.index("#### CruxEval-O, breakpoint") :].split("####")[1]
+    assert "| | ndb-old (0.00B tokens) | ndb-new (0.01B tokens) |" in crux  # old first
+    assert "| pass@1 | 1/6 (16.7%; 3.0%–56.4%) | 4/6 (66.7%; 30.0%–90.3%) |" in crux
+    assert "* ndb-new: `ndb eval run crux --model models/ndb-new` (`crux ndb-new`)" in crux
+    real = text[text.index("#### next state, held-out real code") :].split("####")[1]
+    assert "| step_into | 7/10 (70.0%; 39.7%–89.2%) | – |" in real
+    assert "| all actions | 12/15 (80.0%; 54.8%–93.0%) | – |" in real
+    assert "Not measured yet: `ndb eval run next_state_packages --model DIR`." in text
+    assert "| ndb-old | 3,000,000 | 16.7% | – | – | – | 80.0% | – | – |" in text
+    assert "| ndb-new | 9,000,000 | 66.7% | – | – | – | – | – | – |" in text
+    assert (plots / "score_vs_tokens.png").read_bytes()[:8] == PNG
+    assert "![Headline scores against training tokens](../p/score_vs_tokens.png)" in text
+    # the details are of the model asked for, with the baseline from the top folder
+    assert "## Details: ndb-new" in text and "16.7% (16.7% exact, n=6)" in text
+    assert ndb([*argv, "--docs", str(docs), "--model", "ndb-none"]) == 2
 
 
 def test_one_agreement_rate_from_the_details() -> None:
