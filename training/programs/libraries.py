@@ -1,0 +1,137 @@
+"""The ``library`` source: real library functions called as their authors and hypothesis call them.
+
+Why: the model has to know what real Python code does (``str.count``, slicing, tuple unpacking,
+``heapq`` invariants, ``more_itertools`` recipes), not what the program generator writes. Each
+program here is one public function of a pinned pure-Python package or standard-library module
+(:data:`.library_harvest.LIBRARIES`; the packages are pinned in the project's ``data`` extra),
+copied with every helper it calls so the trace goes frame by frame into the library's own
+helpers, and entered with
+
+* a call from its doctests, as written by the library's authors (about half the programs), or
+* arguments drawn by hypothesis from the function's argument shapes: the shapes of a doctest
+  call's literals, else its annotations, else its parameter names (:mod:`.library_shapes`).
+  The draw is seeded from the program's random stream, so programs are deterministic in
+  ``(seed, count)``.
+
+Every program is traced by :func:`.validate.check_program` before it is kept (5 to 400 lines,
+bounded events, time and values). A call that ends in an exception is kept when a doctest
+shows that exception, and otherwise only now and then (:data:`ERROR_SHARE`): real code raises,
+but most of a drawn argument's errors are one-line type errors.
+
+Held out: whole packages (:data:`.split.HELDOUT_PACKAGES`, never trained on) and, within the
+other packages, the usual share of functions by name hash (:mod:`.split`).
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections import Counter
+from typing import Any
+
+from .base import TrainingProgram
+from .library_harvest import LIBRARIES, LibraryFunction, LibraryHarvest, harvest_libraries
+from .library_shapes import draw
+from .split import HELDOUT_PACKAGES, Side, function_of, on_side
+from .validate import check_program
+
+__all__ = ["library_harvest", "library_programs", "library_summary"]
+
+FUZZ_SHARE = 0.5  # programs whose arguments hypothesis draws; the rest are doctest calls
+DRAWS = 6  # arguments hypothesis draws per try
+ERROR_SHARE = 0.25  # of drawn calls that end in an exception: kept with this chance
+MAX_ATTEMPTS = 60
+
+
+@functools.cache
+def library_harvest(packages: tuple[str, ...] | None = None) -> LibraryHarvest:
+    """The harvest of ``packages`` (all libraries by default), once per process."""
+    return harvest_libraries(packages)
+
+
+def package_of(origin: str) -> str:
+    """The library a ``library:module.function`` origin belongs to (its top-level name)."""
+    function = function_of(origin)
+    if function is None:
+        raise ValueError(f"{origin!r} is not a real-code origin")
+    return function.split(".")[0]
+
+
+def functions_on_side(harvest: LibraryHarvest, side: Side) -> list[LibraryFunction]:
+    return [f for f in harvest.functions if on_side(f.origin, side)]
+
+
+def library_programs(
+    seed: int, count: int, side: Side = "all", packages: tuple[str, ...] | None = None
+) -> tuple[list[TrainingProgram], Counter[str]]:
+    """``count`` library programs, the same ones for the same ``(seed, count)``, with a tally of
+    how they were made (``kept doctest``, ``kept fuzz``, ``package NAME``, ``rejected ...``)."""
+    functions = functions_on_side(library_harvest(packages), side)
+    if not functions:
+        raise ValueError(f"no library function falls on the {side!r} side of the split")
+    rng = random.Random(seed)
+    stats: Counter[str] = Counter()
+    return [_program(rng, functions, stats) for _ in range(count)], stats
+
+
+def _program(
+    rng: random.Random, functions: list[LibraryFunction], stats: Counter[str]
+) -> TrainingProgram:
+    for _ in range(MAX_ATTEMPTS):
+        function = rng.choice(functions)
+        if function.templates and rng.random() < FUZZ_SHARE:
+            how = "fuzz"
+            template = rng.choice(function.templates)
+            drawn = draw(template.items, rng.getrandbits(32), DRAWS)
+            if not drawn:
+                stats["rejected fuzz: nothing drawn"] += 1
+                continue
+            args, wrap, raises = rng.choice(drawn), template.wrap, False
+        else:
+            how = "doctest" if _from_doctest(function) else "checked"
+            call = rng.choice(function.calls)
+            args, wrap, raises = call.args, call.wrap, call.raises
+        entry = f"{function.name}({', '.join(args)})"
+        if wrap:
+            entry = f"{wrap}({entry})"
+        verdict = check_program(function.source, entry, expect_error=raises)
+        if (
+            not verdict.ok
+            and not raises
+            and verdict.reason.startswith("exit error")
+            and rng.random() < ERROR_SHARE
+        ):
+            verdict = check_program(function.source, entry, expect_error=True)
+            raises = verdict.ok
+        if verdict.ok:
+            stats[f"kept {how}" + (" (error exit)" if raises else "")] += 1
+            stats[f"package {function.package}"] += 1
+            return TrainingProgram(function.source, entry, function.origin)
+        stats[f"rejected {how}: {verdict.reason.split(':')[0]}"] += 1
+    raise RuntimeError(f"no valid library program after {MAX_ATTEMPTS} tries")
+
+
+def _from_doctest(function: LibraryFunction) -> bool:
+    """Whether the function's fixed calls were written in its doctests (else: drawn and
+    checked against the library at harvest time)."""
+    return any(t.source == "doctest" for t in function.templates)
+
+
+def library_summary(side: Side, packages: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """What ``stats.json`` records of the library source: versions, held-out packages, and
+    functions per package on ``side`` (held-out packages listed apart), and why the others
+    were left out."""
+    harvest = library_harvest(packages)
+    on = functions_on_side(harvest, side)
+    per: Counter[str] = Counter(f.package for f in on)
+    heldout = {p: per[p] for p in sorted(per) if p in HELDOUT_PACKAGES}
+    return {
+        "versions": harvest.versions,
+        "heldout_packages": sorted(p for p in HELDOUT_PACKAGES if p in LIBRARIES),
+        "functions": {p: per[p] for p in sorted(per) if p not in HELDOUT_PACKAGES},
+        "functions_heldout_packages": heldout,
+        "functions_harvested": len(harvest.functions),
+        "functions_on_side": len(on),
+        "doctest_calls": sum(len(f.calls) for f in on if _from_doctest(f)),
+        "left_out": dict(harvest.counts),
+    }
