@@ -18,6 +18,10 @@ bounded events, time and values). A call that ends in an exception is kept when 
 shows that exception, and otherwise only now and then (:data:`ERROR_SHARE`): real code raises,
 but most of a drawn argument's errors are one-line type errors.
 
+A package is drawn with a weight of the square root of its function count, then one of its
+functions: pydash's hundred functions would otherwise crowd out ``textwrap``, and a module of
+two functions would otherwise repeat them over and over.
+
 Held out: whole packages (:data:`.split.HELDOUT_PACKAGES`, never trained on) and, within the
 other packages, the usual share of functions by name hash (:mod:`.split`).
 """
@@ -25,6 +29,7 @@ other packages, the usual share of functions by name hash (:mod:`.split`).
 from __future__ import annotations
 
 import functools
+import math
 import random
 from collections import Counter
 from typing import Any
@@ -77,8 +82,14 @@ def library_programs(
 def _program(
     rng: random.Random, functions: list[LibraryFunction], stats: Counter[str]
 ) -> TrainingProgram:
+    by_package: dict[str, list[LibraryFunction]] = {}
+    for f in functions:
+        by_package.setdefault(f.package, []).append(f)
+    packages = sorted(by_package)
+    weights = [math.sqrt(len(by_package[p])) for p in packages]
     for _ in range(MAX_ATTEMPTS):
-        function = rng.choice(functions)
+        package = rng.choices(packages, weights)[0]
+        function = rng.choice(by_package[package])
         if function.templates and rng.random() < FUZZ_SHARE:
             how = "fuzz"
             template = rng.choice(function.templates)

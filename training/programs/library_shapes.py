@@ -178,16 +178,32 @@ def literal_text(value: object) -> str | None:
     """Source text of a drawn value that evaluates back to an equal value, or None."""
     if isinstance(value, Source):
         return str(value)
-    text = repr(value)
-    if isinstance(value, set) and not value:
-        text = "set()"
+    text = render(value)
     if len(text) > MAX_LITERAL_CHARS:
         return None
     try:
-        back = eval(text, {"__builtins__": {"set": set}})  # literals (and set()) only
+        back = eval(text, {"__builtins__": {"set": set, "frozenset": frozenset}})
     except Exception:
         return None
     return text if back == value and type(back) is type(value) else None
+
+
+def render(value: object) -> str:
+    """``repr`` with every set's items in sorted order: a set of strings would otherwise be
+    written in an order that changes with the process's hash seed."""
+    if isinstance(value, set | frozenset):
+        if not value:
+            return "set()" if isinstance(value, set) else "frozenset()"
+        items = "{" + ", ".join(sorted(render(v) for v in value)) + "}"
+        return items if isinstance(value, set) else f"frozenset({items})"
+    if isinstance(value, list):
+        return "[" + ", ".join(render(v) for v in value) + "]"
+    if isinstance(value, tuple):
+        inner = ", ".join(render(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{render(k)}: {render(v)}" for k, v in value.items()) + "}"
+    return repr(value)
 
 
 def draw(template: list[tuple[str, Shape]], seed: int, count: int) -> list[list[str]]:
