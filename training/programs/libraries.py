@@ -14,9 +14,11 @@ helpers, and entered with
   ``(seed, count)``.
 
 Every program is traced by :func:`.validate.check_program` before it is kept (5 to 400 lines,
-bounded events, time and values). A call that ends in an exception is kept when a doctest
-shows that exception, and otherwise only now and then (:data:`ERROR_SHARE`): real code raises,
-but most of a drawn argument's errors are one-line type errors.
+bounded events, time and values). A call that runs too few lines (a one-line function) is
+tried again mapped over up to three argument sets (``list(map(f, [a1, a2], [b1, b2]))``). A call
+that ends in an exception is kept when a doctest shows that exception, and otherwise only now
+and then (:data:`ERROR_SHARE`): real code raises, but most of a drawn argument's errors are
+one-line type errors.
 
 A package is drawn with a weight of the square root of its function count, then one of its
 functions: pydash's hundred functions would otherwise crowd out ``textwrap``, and a module of
@@ -28,6 +30,7 @@ other packages, the usual share of functions by name hash (:mod:`.split`).
 
 from __future__ import annotations
 
+import ast
 import functools
 import math
 import random
@@ -38,7 +41,7 @@ from .base import TrainingProgram
 from .library_harvest import LIBRARIES, LibraryFunction, LibraryHarvest, harvest_libraries
 from .library_shapes import draw
 from .split import HELDOUT_PACKAGES, Side, function_of, on_side
-from .validate import check_program
+from .validate import MIN_LINES, check_program
 
 __all__ = ["library_harvest", "library_programs", "library_summary"]
 
@@ -46,6 +49,7 @@ FUZZ_SHARE = 0.5  # programs whose arguments hypothesis draws; the rest are doct
 DRAWS = 6  # arguments hypothesis draws per try
 ERROR_SHARE = 0.25  # of drawn calls that end in an exception: kept with this chance
 MAX_ATTEMPTS = 60
+MAX_CALLS_PER_ENTRY = 3
 
 
 @functools.cache
@@ -97,15 +101,21 @@ def _program(
             if not drawn:
                 stats["rejected fuzz: nothing drawn"] += 1
                 continue
-            args, wrap, raises = rng.choice(drawn), template.wrap, False
+            rng.shuffle(drawn)
+            calls = [(args, template.wrap) for args in drawn]
+            raises = False
         else:
             how = "doctest" if _from_doctest(function) else "checked"
-            call = rng.choice(function.calls)
-            args, wrap, raises = call.args, call.wrap, call.raises
-        entry = f"{function.name}({', '.join(args)})"
-        if wrap:
-            entry = f"{wrap}({entry})"
+            chosen = rng.sample(function.calls, len(function.calls))
+            raises = chosen[0].raises
+            calls = [(c.args, c.wrap) for c in chosen if not c.raises or c is chosen[0]]
+        entry = _call(function.name, *calls[0])
         verdict = check_program(function.source, entry, expect_error=raises)
+        several = _mapped(function.name, calls[:MAX_CALLS_PER_ENTRY])
+        if not verdict.ok and _too_short(verdict.reason) and several and not raises:
+            # a one-line function: mapped over a few arguments, as the stdlib source does
+            entry, how = several, how + " (mapped)"
+            verdict = check_program(function.source, entry)
         if (
             not verdict.ok
             and not raises
@@ -120,6 +130,38 @@ def _program(
             return TrainingProgram(function.source, entry, function.origin)
         stats[f"rejected {how}: {verdict.reason.split(':')[0]}"] += 1
     raise RuntimeError(f"no valid library program after {MAX_ATTEMPTS} tries")
+
+
+def _call(name: str, args: list[str], wrap: str) -> str:
+    call = f"{name}({', '.join(args)})"
+    return f"{wrap}({call})" if wrap else call
+
+
+def _mapped(name: str, calls: list[tuple[list[str], str]]) -> str | None:
+    """``list(map(name, [a1, a2], [b1, b2]))`` for several calls of one function with the same
+    number of positional arguments and no keywords or iterators, else None."""
+    if len(calls) < 2 or any(wrap for _, wrap in calls):
+        return None
+    arities = {len(args) for args, _ in calls}
+    if len(arities) != 1 or 0 in arities:
+        return None
+    if any(_keyword(a) for args, _ in calls for a in args):
+        return None
+    columns = zip(*(args for args, _ in calls), strict=True)
+    return f"list(map({name}, {', '.join('[' + ', '.join(c) + ']' for c in columns)}))"
+
+
+def _keyword(arg: str) -> bool:
+    try:
+        return bool(ast.parse(f"f({arg})", mode="eval").body.keywords)  # type: ignore[attr-defined]
+    except SyntaxError:
+        return True
+
+
+def _too_short(reason: str) -> bool:
+    """Whether a verdict rejected the run for running fewer lines than a program needs."""
+    head = reason.split()
+    return len(head) == 3 and head[0].isdigit() and int(head[0]) < MIN_LINES
 
 
 def _from_doctest(function: LibraryFunction) -> bool:

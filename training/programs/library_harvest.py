@@ -16,7 +16,8 @@ calls, names bound by earlier doctest lines substituted), and templates of argum
 type-driven fuzzing (:mod:`.library_shapes`: from each doctest call's literals, else from the
 annotations or the parameter names). A call is kept only if the copy, run alone, ends as the
 library's own function does on it (same value or same exception type); a function is kept only
-if at least one of its calls returns normally there.
+if at least one of its calls returns normally there. Docstrings keep their prose but lose their
+``>>>`` examples (:func:`without_examples`): they would show the answer of a doctest call.
 
 Why copies and not the installed function: the project's tracer records only the program's own
 file (:mod:`neural_debugger.tracer.record`, like a debugger's ``justMyCode``), so a program that
@@ -314,6 +315,46 @@ def _texts(args: list[ast.expr | ast.keyword]) -> list[str]:
     ]
 
 
+def without_examples(source: str) -> str:
+    """The source with the ``>>>`` examples (and their shown output) cut out of every docstring.
+
+    Why: half the programs are entered with a doctest call, and a docstring that still showed
+    ``>>> median_low([1, 3, 5])`` followed by ``3`` would hand the model the value it is meant
+    to work out by following the execution. The prose of the docstring stays."""
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    cut: set[int] = set()  # 0-based line numbers
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef):
+            continue
+        first = node.body[0] if node.body else None
+        if not (
+            isinstance(first, ast.Expr)
+            and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)
+            and first.end_lineno is not None
+        ):
+            continue
+        in_example = False
+        for i in range(first.lineno, first.end_lineno - 1):  # lines strictly inside the quotes
+            stripped = lines[i].strip()
+            if stripped.startswith(">>>"):
+                in_example = True
+            elif not stripped:
+                in_example = False
+            if in_example:
+                cut.add(i)
+    if not cut:
+        return source
+    kept = [line for i, line in enumerate(lines) if i not in cut]
+    text = "\n".join(kept) + "\n"
+    try:
+        ast.parse(text)
+    except SyntaxError:
+        return source
+    return text
+
+
 def _function(package: str, module: str, name: str, counts: Counter[str]) -> dict | None:
     namespace, _, _ = _module_namespace(module, PACKAGES)
     func = namespace.get(name)
@@ -328,6 +369,7 @@ def _function(package: str, module: str, name: str, counts: Counter[str]) -> dic
     if impurity(source) is not None:
         counts["impure"] += 1
         return None
+    source = without_examples(source)
     copy_env: dict[str, Any] = {"__name__": "ndb_library_check", "__builtins__": builtins}
     try:
         exec(compile(source, "<library>", "exec", dont_inherit=True), copy_env)
