@@ -22,6 +22,7 @@ from neural_debugger.training.programs.library_harvest import (
     LibraryHarvest,
     doctest_calls,
     harvest_libraries,
+    without_examples,
 )
 from neural_debugger.training.programs.library_shapes import (
     draw,
@@ -74,12 +75,36 @@ def test_doctest_calls_keep_literal_and_portable_arguments_only() -> None:
     ]  # open('f') reads a file: not portable
 
 
+def test_docstrings_lose_their_examples_and_keep_their_prose() -> None:
+    source = '''def f(x):
+    """Double x.
+
+    >>> f(2)
+    4
+    >>> f(
+    ...     3)
+    6
+
+    Works on strings too.
+    """
+    return x * 2
+'''
+    cut = without_examples(source)
+    assert ">>>" not in cut and "4\n" not in cut and "6\n" not in cut
+    assert "Double x." in cut and "Works on strings too." in cut
+    namespace: dict[str, object] = {}
+    exec(cut, namespace)
+    assert namespace["f"](3) == 6  # type: ignore[operator]
+    assert without_examples("def g():\n    return 1\n") == "def g():\n    return 1\n"
+
+
 def test_harvest_keeps_doctest_calls_name_shapes_and_versions(sample: LibraryHarvest) -> None:
     assert {f.package for f in sample.functions} == set(SAMPLE)
     pluralize = _function(sample, "library:inflection.pluralize")
     assert ["'posts'"] in [c.args for c in pluralize.calls]
     assert {t.source for t in pluralize.templates} == {"doctest"}
     assert "def pluralize" in pluralize.source and "PLURALS" in pluralize.source  # its helpers
+    assert not any(">>>" in f.source for f in sample.functions)
     nsmallest = _function(sample, "library:heapq.nsmallest")  # no doctest: shapes from names
     assert [t.source for t in nsmallest.templates] == ["name"]
     assert nsmallest.calls and all(not c.raises for c in nsmallest.calls[:1])
