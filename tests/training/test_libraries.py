@@ -79,6 +79,8 @@ def test_docstrings_lose_their_examples_and_keep_their_prose() -> None:
     source = '''def f(x):
     """Double x.
 
+    Examples:
+
     >>> f(2)
     4
     >>> f(
@@ -92,6 +94,7 @@ def test_docstrings_lose_their_examples_and_keep_their_prose() -> None:
     cut = without_examples(source)
     assert ">>>" not in cut and "4\n" not in cut and "6\n" not in cut
     assert "Double x." in cut and "Works on strings too." in cut
+    assert "Examples:" not in cut and "\n\n\n" not in cut  # no header or gap left behind
     namespace: dict[str, object] = {}
     exec(cut, namespace)
     assert namespace["f"](3) == 6  # type: ignore[operator]

@@ -338,8 +338,9 @@ def without_examples(source: str) -> str:
             and first.end_lineno is not None
         ):
             continue
+        inside = range(first.lineno, first.end_lineno - 1)  # lines strictly inside the quotes
         in_example = False
-        for i in range(first.lineno, first.end_lineno - 1):  # lines strictly inside the quotes
+        for i in inside:
             stripped = lines[i].strip()
             if stripped.startswith(">>>"):
                 in_example = True
@@ -347,6 +348,8 @@ def without_examples(source: str) -> str:
                 in_example = False
             if in_example:
                 cut.add(i)
+        if cut.intersection(inside):
+            cut |= _tidied(lines, inside, cut)
     if not cut:
         return source
     kept = [line for i, line in enumerate(lines) if i not in cut]
@@ -356,6 +359,32 @@ def without_examples(source: str) -> str:
     except SyntaxError:
         return source
     return text
+
+
+_EXAMPLE_HEADERS = frozenset({"example:", "examples:", "example::", "examples::", "usage:"})
+
+
+def _tidied(lines: list[str], inside: range, cut: set[int]) -> set[int]:
+    """Lines of a docstring to cut as well once its examples are gone: an ``Examples:`` header
+    with nothing left under it, and the second of two blank lines in a row."""
+    more: set[int] = set()
+    kept = [i for i in inside if i not in cut]
+    for n, i in enumerate(kept):
+        if lines[i].strip().lower() not in _EXAMPLE_HEADERS:
+            continue
+        indent = len(lines[i]) - len(lines[i].lstrip())
+        below = next((j for j in kept[n + 1 :] if lines[j].strip()), None)
+        if below is None or len(lines[below]) - len(lines[below].lstrip()) <= indent:
+            more.add(i)
+    previous_blank = False
+    for i in kept:
+        if i in more:
+            continue
+        blank = not lines[i].strip()
+        if blank and previous_blank:
+            more.add(i)
+        previous_blank = blank
+    return more
 
 
 def _function(package: str, module: str, name: str, counts: Counter[str]) -> dict | None:
