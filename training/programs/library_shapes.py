@@ -43,10 +43,28 @@ NAME_SHAPES: dict[str, Shape] = {
     **{n: {"t": "list", "of": {"t": "int"}} for n in ("iterable", "seq", "items", "data")},
     **{n: {"t": "list", "of": {"t": "int"}} for n in ("array", "values", "lst", "coll", "a")},
     **{n: {"t": "list", "of": {"t": "str"}} for n in ("lines", "words", "strings")},
-    "x": {"t": "int"},
-    "line": {"t": "str"},
+    **{n: {"t": "str"} for n in ("line", "key", "pat", "address", "host", "qs", "query")},
+    **{n: {"t": "str"} for n in ("separator", "filename")},
+    **{n: {"t": "int"} for n in ("x", "value", "item", "precision", "y1", "y2", "firstweekday")},
+    "heap": {"t": "list", "of": {"t": "int"}},
+    **{n: {"t": "list", "of": {"t": "str"}} for n in ("keys", "names", "paths")},
+    **{n: {"t": "dict", "k": {"t": "str"}, "v": {"t": "int"}} for n in ("mapping", "d")},
+    **{n: {"t": "callable"} for n in ("pred", "f", "func", "function", "key_func")},
     **{n: {"t": "float", "lo": 0.0, "hi": 1.0} for n in ("r", "g", "b", "h", "l", "v", "y")},
 }
+
+
+# What a parameter named like a function (``pred``, ``f``) is given: builtins and lambdas that
+# take one value, most of them meant for the ints that list-shaped parameters draw.
+CALLABLES = (
+    "bool",
+    "abs",
+    "str",
+    "lambda x: x % 2 == 0",
+    "lambda x: x > 3",
+    "lambda x: x * 2",
+    "lambda x: -x",
+)
 
 
 def shape_of(value: object) -> Shape | None:
@@ -159,6 +177,8 @@ def strategy(shape: Shape) -> st.SearchStrategy[Any]:
         return st.one_of(*(strategy(s) for s in shape["of"]))
     if kind == "keep":
         return st.just(Source(shape["text"]))
+    if kind == "callable":
+        return st.sampled_from([Source(text) for text in CALLABLES])
     raise ValueError(f"unknown shape {shape!r}")
 
 
