@@ -6,6 +6,8 @@ import ast
 import importlib.metadata as metadata
 import json
 import platform
+import subprocess
+import sys
 import typing
 from pathlib import Path
 
@@ -166,6 +168,22 @@ def test_hypothesis_draws_are_deterministic_literals() -> None:
     assert literal_text(float("nan")) is None  # no literal writes it back
 
 
+def test_draws_do_not_depend_on_the_modules_a_process_has_loaded() -> None:
+    """A bare process draws what this one (with the whole project and pytest loaded) draws:
+    hypothesis's constants from local modules are kept out of the draws."""
+    template = [("", {"t": "list", "of": {"t": "str"}}), ("", {"t": "int"})]
+    here = [draw(template, seed, 6) for seed in range(30)]
+    code = (
+        "import json\n"
+        "from neural_debugger.training.programs.library_shapes import draw\n"
+        f"print(json.dumps([draw({template!r}, seed, 6) for seed in range(30)]))\n"
+    )
+    bare = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert json.loads(bare.stdout) == here
+
+
 def test_programs_are_deterministic_trace_and_enter_helpers(small: LibraryHarvest) -> None:
     programs, stats = libraries.library_programs(11, 24, "all")
     again, _ = libraries.library_programs(11, 24, "all")
@@ -214,6 +232,7 @@ def test_ndb_data_library_mix_records_versions_and_programs(
     assert stats["origins"].get("library", 0) == total.programs > 0
     assert stats["library"]["versions"]["toolz"] == metadata.version("toolz")
     assert stats["library"]["heldout_packages"] == sorted(HELDOUT_PACKAGES)
+    assert stats["library"]["hypothesis"] == metadata.version("hypothesis")
     made = stats["library_programs"]
     assert sum(v for k, v in made.items() if k.startswith("package ")) == 6
     records = [json.loads(line) for f in tmp_path.glob("shard-*.jsonl") for line in f.open()]
@@ -229,11 +248,11 @@ def test_device_kit_packs_the_pinned_library_packages() -> None:
 def test_the_data_extra_pins_every_library_exactly() -> None:
     text = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
     pins = dict(
-        line.strip().strip('",').split("==")
+        line.partition("#")[0].strip().strip('",').split("==")
         for line in text.split("data = [", 1)[1].split("]", 1)[0].splitlines()
         if "==" in line
     )
     pinned = {lib.distribution: lib for lib in LIBRARIES.values() if lib.distribution}
-    assert set(pins) == set(pinned)
+    assert set(pins) == {*pinned, "hypothesis"}  # hypothesis draws the fuzzed arguments
     for name, version in pins.items():
         assert metadata.version(name) == version

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib.metadata as metadata
 import math
 import random
 from collections import Counter
@@ -180,6 +181,7 @@ def library_summary(side: Side, packages: tuple[str, ...] | None = None) -> dict
     heldout = {p: per[p] for p in sorted(per) if p in HELDOUT_PACKAGES}
     return {
         "versions": harvest.versions,
+        "hypothesis": metadata.version("hypothesis"),  # draws the fuzzed arguments
         "heldout_packages": sorted(p for p in HELDOUT_PACKAGES if p in LIBRARIES),
         "functions": {p: per[p] for p in sorted(per) if p not in HELDOUT_PACKAGES},
         "functions_heldout_packages": heldout,

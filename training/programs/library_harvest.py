@@ -217,14 +217,14 @@ def _alarm(signum: int, frame: types.FrameType | None) -> None:
 def _outcome(func: Any, args: list[str]) -> tuple[str, str, bool]:
     """(what the call shows, wrap, raised) for ``func(ARGS)``; raises ``_Reject`` when the call
     cannot be used (too slow, infinite, its value shows an address)."""
-    env: dict[str, Any] = {"__builtins__": builtins, "__ndb_f": func}
-    text = f"__ndb_f({', '.join(args)})"
+    env: dict[str, Any] = {"__builtins__": builtins}
+    packed = f"(lambda *a, **k: (a, k))({', '.join(args)})"  # the arguments, evaluated once
     wrap = ""
     signal.setitimer(signal.ITIMER_REAL, CALL_SECONDS)
     try:
-        call = compile(text, "<call>", "eval")
-        shown_args = [eval(a.partition("=")[2] if _is_kw(a) else a, dict(env)) for a in args]
-        result = eval(call, env)
+        positional, keywords = eval(compile(packed, "<call>", "eval"), env)
+        shown_args = [*positional, *keywords.values()]  # shown after the call: mutations count
+        result = func(*positional, **keywords)
         if isinstance(result, typing.Iterator):
             wrap = "list"
             result = list(itertools.islice(result, MAX_ITEMS_SHOWN + 1))
@@ -243,11 +243,6 @@ def _outcome(func: Any, args: list[str]) -> tuple[str, str, bool]:
     if " at 0x" in shown or "<function" in shown:
         raise _Reject("its value shows an address")
     return shown, wrap, raised
-
-
-def _is_kw(arg: str) -> bool:
-    head, eq, _ = arg.partition("=")
-    return bool(eq) and head.isidentifier() and not arg[len(head) + 1 :].startswith("=")
 
 
 def _mutable(value: object) -> bool:

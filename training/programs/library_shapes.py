@@ -9,17 +9,19 @@ annotation, and the parameter's name (``text`` is a string, ``n`` an int). Value
 small (short lists, ints in a narrow range): a library call must stay within a trace's bounds,
 and every drawn value must be written back as a Python literal in the program's entry.
 
-The values come from hypothesis (``@given`` run with ``@seed``, no database, generation only),
-so the same seed draws the same arguments in every process.
+The values come from hypothesis (``@given`` run with ``@seed``, no database, generation only,
+no constants collected from the process's modules), so the same seed draws the same arguments
+in every process.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import inspect
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
@@ -226,6 +228,28 @@ def render(value: object) -> str:
     return repr(value)
 
 
+@contextlib.contextmanager
+def _no_local_constants() -> Iterator[None]:
+    """Hypothesis without the constants it collects from the running process's own modules.
+
+    Why: hypothesis now and then draws a literal found in the source of any "local" module
+    loaded in the process, which with the project installed editable means the project's own
+    modules (token names, messages). That would put the project's strings into training
+    programs, and the draws would change with which modules a process happened to import (a
+    data worker against the main process), breaking determinism in the seed. Its built-in
+    constants stay; hypothesis is pinned in the ``data`` extra, as this reaches into it."""
+    from hypothesis.internal.conjecture import providers
+    from hypothesis.internal.constants_ast import Constants
+
+    saved = providers._get_local_constants, providers.CONSTANTS_CACHE
+    providers._get_local_constants = Constants  # an empty set of every kind
+    providers.CONSTANTS_CACHE = type(saved[1])(1024)
+    try:
+        yield
+    finally:
+        providers._get_local_constants, providers.CONSTANTS_CACHE = saved
+
+
 def draw(template: list[tuple[str, Shape]], seed: int, count: int) -> list[list[str]]:
     """``count`` argument lists (source texts, keywords as ``name=text``) drawn for the
     template's ``(keyword or "", shape)`` items by hypothesis from ``seed``; the same lists for
@@ -247,7 +271,8 @@ def draw(template: list[tuple[str, Shape]], seed: int, count: int) -> list[list[
     def collect(values: tuple[Any, ...]) -> None:
         drawn.append(values)
 
-    collect()
+    with _no_local_constants():
+        collect()
     out = []
     for values in drawn:
         texts = [literal_text(v) for v in values]
