@@ -21,6 +21,7 @@ from neural_debugger.training.device_kit import distributions_needed
 from neural_debugger.training.programs import libraries
 from neural_debugger.training.programs.library_harvest import (
     LIBRARIES,
+    Library,
     LibraryHarvest,
     doctest_calls,
     harvest_libraries,
@@ -126,6 +127,13 @@ def test_harvest_refuses_an_unknown_library_and_stops_at_its_timeout() -> None:
         harvest_libraries(["nosuch"])
     with pytest.raises(RuntimeError, match=r"ran past 0\.2 s"):
         harvest_libraries(["more_itertools"], timeout_s=0.2)  # the child is killed
+
+
+def test_a_library_that_is_not_installed_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    missing = Library("no-such-distribution", ("no_such_module",), "for the test")
+    monkeypatch.setitem(LIBRARIES, "no_such_module", missing)
+    with pytest.raises(RuntimeError, match="not installed: no-such-distribution"):
+        harvest_libraries(["no_such_module", "toolz"])
 
 
 def test_shapes_come_from_literals_and_annotations() -> None:

@@ -191,14 +191,22 @@ class LibraryHarvest:
 
 
 def versions(packages: typing.Iterable[str]) -> dict[str, str]:
-    """The installed version of each package (the Python version for standard-library ones)."""
-    out = {}
+    """The installed version of each package (the Python version for standard-library ones);
+    a clear error when one is not installed."""
+    out, missing = {}, []
     for name in packages:
         lib = LIBRARIES[name]
-        out[name] = (
-            metadata.version(lib.distribution)
-            if lib.distribution
-            else f"python {platform.python_version()}"
+        if lib.distribution is None:
+            out[name] = f"python {platform.python_version()}"
+            continue
+        try:
+            out[name] = metadata.version(lib.distribution)
+        except metadata.PackageNotFoundError:
+            missing.append(lib.distribution)
+    if missing:
+        raise RuntimeError(
+            f"library packages not installed: {', '.join(missing)} "
+            "(they are pinned in the project's data extra: pip install -e '.[data]')"
         )
     return out
 
