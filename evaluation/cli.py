@@ -247,7 +247,7 @@ def _write(results: dict, out: Path | None) -> None:
 
 
 # What a trajectory's origin starts with (the stdlib catalog is part of the generated mix).
-TRAJECTORY_ORIGINS = ("generated", "stdlib", "package", "repo")
+TRAJECTORY_ORIGINS = ("generated", "stdlib", "package", "repo", "library")
 
 
 def run_next_state(args: argparse.Namespace) -> int:

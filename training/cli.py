@@ -36,7 +36,8 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
         default="generated=1",
         help="shares of program origins, e.g. generated=0.75,package=0.1,repo=0.15 "
         "(generated includes the standard-library functions; package: installed pure-Python "
-        "packages; repo: calls sampled from CPython test-suite runs)",
+        "packages; repo: calls sampled from CPython test-suite runs; library: pinned "
+        "packages' functions called with doctest and hypothesis-drawn arguments)",
     )
     data.add_argument(
         "--cruxeval",
@@ -61,8 +62,9 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
         "--functions",
         choices=["train", "heldout", "all"],
         default="train",
-        help="which real (stdlib, package, repo) functions may appear: the training side of the "
-        "fixed split by function (default), the held-out side, or all",
+        help="which real (stdlib, package, library, repo) functions may appear: the training "
+        "side of the fixed split by function and held-out library (default), the held-out "
+        "side, or all",
     )
     data.add_argument(
         "--any-python",

@@ -13,7 +13,11 @@ standard-library functions, :func:`.programs.generate_programs`), ``package`` (f
 installed pure-Python packages called with generated inputs) and ``repo`` (repository level:
 CPython's own test suites and the pytest suites shipped inside installed packages run under a
 trace hook, one call sampled per program and made the entry). The repo harvest runs first, one
-suite per process; its tallies go to ``stats.json`` under ``repo_harvest``.
+suite per process; its tallies go to ``stats.json`` under ``repo_harvest``. ``library``: public
+functions of pinned pure-Python packages and standard-library modules called with their doctests'
+arguments and hypothesis draws (:mod:`.programs.libraries`); ``stats.json`` records the package
+versions, functions per package and held-out packages under ``library`` and how its programs
+were made under ``library_programs``.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from neural_debugger.tracer.tree import StateTree
 
 from .programs import TrainingProgram, generate_programs, package_programs
 from .programs.cruxeval_filter import CruxEvalFilter
+from .programs.libraries import library_programs, library_summary
 from .programs.repo_tests import (
     SUITES,
     RepoCandidate,
@@ -57,8 +62,9 @@ from .shards import ShardWriter, read_shards
 
 TRACE_LIMITS = TraceLimits(max_events=2_000, max_seconds=2.0)
 CHUNK = 50  # programs per generator seed
-ORIGINS = ("generated", "package", "repo")
+ORIGINS = ("generated", "package", "repo", "library")
 _PACKAGE_SEED_OFFSET = 500_000  # package chunks draw seeds apart from generated chunks
+_LIBRARY_SEED_OFFSET = 900_000
 REPO_SPARES = 3  # sampled calls per wanted repo program: many calls run too few lines
 
 
@@ -142,6 +148,7 @@ class DataStats:
     actions: Counter = field(default_factory=Counter)
     exits: Counter = field(default_factory=Counter)
     origins: Counter = field(default_factory=Counter)
+    library_programs: Counter = field(default_factory=Counter)  # kept/rejected, per package
 
     def add(self, other: DataStats) -> None:
         for name, value in vars(other).items():
@@ -227,6 +234,12 @@ def _programs(job: Job, stats: DataStats) -> list[TrainingProgram]:
         return generate_programs(seed, job.count, job.spec.functions)
     if job.kind == "package":
         return package_programs(seed + _PACKAGE_SEED_OFFSET, job.count, job.spec.functions)[0]
+    if job.kind == "library":
+        programs, tally = library_programs(
+            seed + _LIBRARY_SEED_OFFSET, job.count, job.spec.functions
+        )
+        stats.library_programs.update(tally)
+        return programs
     kept = []
     for candidate in job.candidates:  # spares included: stop once the chunk is full
         if len(kept) == job.count:
@@ -304,6 +317,8 @@ def generate_data(
         "functions": spec.functions,
         "python": platform.python_version(),
     }
+    if counts.get("library", 0) > 0:
+        extra["library"] = library_summary(spec.functions)
     harvesting: Future[tuple[list[RepoCandidate], dict[str, Any]]] | None = None
     slots: threading.Semaphore | None = None
     stop = threading.Event()  # eager jobs: hand out no more (the pool is ending)

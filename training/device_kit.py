@@ -7,7 +7,8 @@ language than the one it is trained, evaluated and checked in here. ``training/d
 therefore makes its data with the interpreter packed by this module: the running Python (the
 project's venv base), its standard library without what no trajectory needs, the CPython test
 modules the repository suites run, and the installed distributions the data step imports (the
-allow-listed packages, the pytest suites' packages, pytest, pydantic) with their requirements.
+allow-listed packages, the library source's pinned packages, the pytest suites' packages,
+pytest, pydantic) with their requirements.
 The GPU image's own Python, which holds CUDA torch, only trains.
 
 Usage: ``python -m neural_debugger.training.device_kit OUT.tar.xz``
@@ -27,6 +28,7 @@ from pathlib import Path
 from packaging.markers import default_environment
 from packaging.requirements import Requirement
 
+from .programs.library_harvest import PACKAGES as LIBRARY_PACKAGES
 from .programs.packages import ALLOWED
 from .programs.repo_tests import SUITES
 
@@ -49,6 +51,7 @@ def distributions_needed() -> list[metadata.Distribution]:
     over their (unconditional, marker-true) requirements."""
     by_package = metadata.packages_distributions()
     roots = {*ALLOWED, *(s.module.split(".")[0] for s in SUITES if s.runner == "pytest")}
+    roots |= LIBRARY_PACKAGES  # the library source's pinned packages (the ``data`` extra)
     names = {dist for pkg in (*roots, *_DATA_STEP_IMPORTS) for dist in by_package.get(pkg, [])}
     missing = [pkg for pkg in (*roots, *_DATA_STEP_IMPORTS) if pkg not in by_package]
     if missing:

@@ -597,11 +597,15 @@ def _module_namespace(
 
 
 def _definitions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.ClassDef]:
-    """Top-level functions and classes, including those inside top-level if/try blocks."""
+    """Top-level functions and classes, including those inside top-level if/try blocks.
+
+    ``@overload`` stubs are passed over: the definition that runs is the one after them."""
     found: dict[str, ast.FunctionDef | ast.ClassDef] = {}
 
     def visit(body: list[ast.stmt]) -> None:
         for node in body:
+            if isinstance(node, ast.FunctionDef) and _is_overload(node):
+                continue
             if isinstance(node, ast.FunctionDef | ast.ClassDef):
                 found.setdefault(node.name, node)
             elif isinstance(node, ast.If):
@@ -614,6 +618,16 @@ def _definitions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.ClassDef]:
 
     visit(tree.body)
     return found
+
+
+def _is_overload(node: ast.FunctionDef) -> bool:
+    """Whether the function is a ``typing.overload`` stub (``@overload``, ``@t.overload``)."""
+    for decorator in node.decorator_list:
+        name = decorator.attr if isinstance(decorator, ast.Attribute) else None
+        name = decorator.id if isinstance(decorator, ast.Name) else name
+        if name == "overload":
+            return True
+    return False
 
 
 def _segment(lines: list[str], node: ast.FunctionDef | ast.ClassDef) -> str:
