@@ -401,8 +401,6 @@ print(f"{{results.count(True)}} moves, {{machine.ignored}} ignored")
 def _recursion(rng: random.Random) -> str:
     kind = rng.randrange(3)
     if kind == 0:
-        nested = rng.choice(([1, [2, [3, 4]], 5], [["a", "b"], ["c", ["d"]]], [[], [1], [[2]]],
-                             [0, [1, [2, [3]]]]))  # fmt: skip
         return _render(
             """def flatten(items):
     flat = []
@@ -423,59 +421,94 @@ def depth(items):
 DATA = $nested
 print(flatten(DATA), depth(DATA))
 """,
-            nested=values.lit(nested),
+            nested=values.lit(_nested(rng, 3)),
         )
     if kind == 1:
-        return _render(
-            """from functools import lru_cache
-
-
-@lru_cache(maxsize=None)
-def ways(steps):
-    \"\"\"Ways to climb ``steps`` stairs one or two at a time.\"\"\"
-    if steps <= 1:
-        return 1
-    return ways(steps - 1) + ways(steps - 2)
-
-
-results = {n: ways(n) for n in range($low, $high)}
-print(results)
-""",
-            low=rng.randint(0, 3),
-            high=rng.randint(4, 8),
+        name = rng.choice(("ways", "count_paths", "climb", "stairs"))
+        moves = rng.choice(((1, 2), (1, 2, 3), (1, 3), (2, 3)))
+        memo = rng.random() < 0.5
+        head = (
+            f"from functools import lru_cache\n\n\n@lru_cache(maxsize=None)\ndef {name}(steps):"
+            if memo
+            else f"CACHE = {{}}\n\n\ndef {name}(steps):"
         )
-    tree = {"name": "root", "size": rng.randint(1, 9), "children": [
-        {"name": rng.choice(values.WORDS[:10]), "size": rng.randint(1, 50), "children": []},
-        {"name": "docs", "size": rng.randint(1, 9), "children": [
-            {"name": "readme.md", "size": rng.randint(1, 30), "children": []}]},
-    ]}  # fmt: skip
+        check = "" if memo else "    if steps in CACHE:\n        return CACHE[steps]"
+        store = "" if memo else "\n    CACHE[steps] = total"
+        return _render(
+            f"""{head}
+    \"\"\"Ways to climb ``steps`` stairs taking $moves at a time.\"\"\"
+{check}
+    if steps == 0:
+        return 1
+    if steps < 0:
+        return 0
+    total = sum({name}(steps - move) for move in $moves){store}
+    return total
+
+
+results = {{n: {name}(n) for n in range($low, $high)}}
+print(", ".join(f"{{n}}->{{count}}" for n, count in results.items()))
+""",
+            moves=values.lit(moves),
+            low=rng.randint(0, 3),
+            high=rng.randint(4, 7),
+        )
+    suffix = rng.choice((".py", ".md", ".txt"))
     return _render(
         """TREE = $tree
 
 
 def total_size(node):
-    return node["size"] + sum(total_size(child) for child in node["children"])
+    return node["size"] + sum(total_size(child) for child in node.get("children", []))
 
 
 def paths(node, prefix=""):
     path = f"{prefix}/{node['name']}"
     found = [path]
-    for child in node["children"]:
+    for child in node.get("children", []):
         found += paths(child, path)
     return found
 
 
-print(total_size(TREE))
-print(paths(TREE)[-$k:])
+every = paths(TREE)
+print(total_size(TREE), len(every))
+print([p for p in every if p.endswith($suffix)][-$k:])
 """,
-        tree=values.lit(tree),
+        tree=values.lit(_tree(rng, 2)),
+        suffix=values.lit(suffix),
         k=rng.randint(1, 3),
     )
+
+
+def _tree(rng: random.Random, depth: int, name: str = "root") -> dict:
+    """A folder tree: leaves are files with a suffix and no ``children`` key."""
+    node: dict = {"name": name, "size": rng.randint(0, 40)}
+    if depth > 0:
+        node["children"] = [
+            _tree(rng, depth - 1, rng.choice(("src", "docs", "tests", "data", "lib")))
+            if rng.random() < 0.4
+            else {"name": values.word(rng).lower() + rng.choice((".py", ".md", ".txt")),
+                  "size": rng.randint(1, 90)}
+            for _ in range(rng.randint(1, 3))
+        ]  # fmt: skip
+    return node
+
+
+def _nested(rng: random.Random, depth: int) -> list:
+    """A small nested list of words and numbers, ``depth`` levels at most."""
+    out: list = []
+    for _ in range(rng.randint(0, 3)):
+        if depth > 0 and rng.random() < 0.4:
+            out.append(_nested(rng, depth - 1))
+        else:
+            out.append(rng.choice((rng.randint(0, 9), values.word(rng))))
+    return out
 
 
 def _generators(rng: random.Random) -> str:
     data = values.ints(rng, 2, 7)
     size = rng.randint(2, 3)
+    sep = rng.choice((",", ";", " ", ", "))
     return _render(
         """def chunks(items, size):
     for start in range(0, len(items), size):
@@ -489,14 +522,16 @@ def running_average(items):
         yield round(total / count, 2)
 
 
-READINGS = $data
+RAW = $raw
+READINGS = [int(part) for part in RAW.split("$sep") if part.strip()]
 groups = list(chunks(READINGS, $size))
 print(groups)
 averages = running_average(READINGS)
 first = next(averages)
 print(first, max(averages, default=first))
 """,
-        data=values.lit(data),
+        raw=values.lit(sep.join(str(v) for v in data) + rng.choice(("", sep))),
+        sep=sep,
         size=size,
     )
 
@@ -611,13 +646,22 @@ print(f"{len(cart.lines)} lines, total {cart.total():.2f}")
 def _conversions(rng: random.Random) -> str:
     kind = rng.randrange(2)
     if kind == 0:
-        temps = [rng.choice((-40, -5, 0, 12, 21.5, 37, 100)) for _ in range(rng.randint(2, 4))]
+        temps = [
+            f"{rng.choice((-40, -5, 0, 12, 21.5, 37, 100, 68, 98.6))}{rng.choice('CFcf')}"
+            for _ in range(rng.randint(2, 4))
+        ]
+        sep = rng.choice((",", ", ", ";", " "))
         return _render(
             """FREEZING = 32
+READINGS = $readings
 
 
-def to_fahrenheit(celsius):
-    return celsius * 9 / 5 + FREEZING
+def to_celsius(reading):
+    reading = reading.strip().upper()
+    value = float(reading.rstrip("CF"))
+    if reading.endswith("F"):
+        return round((value - FREEZING) * 5 / 9, 1)
+    return value
 
 
 def describe(celsius):
@@ -628,10 +672,12 @@ def describe(celsius):
     return "warm"
 
 
-for c in $temps:
-    print(f"{c:>6}C = {to_fahrenheit(c):7.1f}F ({describe(c)})")
+for reading in READINGS.split("$sep"):
+    c = to_celsius(reading)
+    print(f"{reading.strip():>6} = {c:6.1f}C ({describe(c)})")
 """,
-            temps=values.lit(temps),
+            readings=values.lit(sep.join(temps)),
+            sep=sep.strip() or sep,
         )
     records = [f"{rng.choice(values.NAMES)},{rng.randint(18, 80)},{rng.choice(values.CITIES)}"
                for _ in range(rng.randint(1, 4))]  # fmt: skip
