@@ -182,6 +182,7 @@ def run_data(args: argparse.Namespace) -> int:
                     "programs",
                     "dropped_cruxeval",
                     "untraceable",
+                    "rejected",
                     "trajectories",
                     "directions",
                     "origins",

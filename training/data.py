@@ -67,10 +67,12 @@ from .shards import ShardWriter, read_shards
 TRACE_LIMITS = TraceLimits(max_events=2_000, max_seconds=2.0)
 CHUNK = 50  # programs per generator seed
 # Sources that make ``count`` programs from a seed and a side of the split alone:
-# name -> (seed offset, maker). A new source of that kind is one entry here.
-SEEDED_SOURCES: dict[str, tuple[int, Callable[[int, int, Side], list[TrainingProgram]]]] = {
-    "drills": (600_000, lambda seed, count, side: drill_programs(seed, count, side)[0]),
-    "everyday": (700_000, lambda seed, count, side: everyday_programs(seed, count)[0]),
+# name -> (seed offset, maker giving the programs and a tally of kept and rejected candidates).
+# A new source of that kind is one entry here.
+SourceMaker = Callable[[int, int, Side], tuple[list[TrainingProgram], Counter[str]]]
+SEEDED_SOURCES: dict[str, tuple[int, SourceMaker]] = {
+    "drills": (600_000, drill_programs),
+    "everyday": (700_000, lambda seed, count, side: everyday_programs(seed, count)),
 }
 ORIGINS = ("generated", "package", "repo", *SEEDED_SOURCES)
 MIX_CONFIG = Path(__file__).with_name("mix.toml")  # the shares ``ndb data`` uses by default
@@ -168,7 +170,8 @@ class DataStats:
     dropped_benchmarks: Counter = field(default_factory=Counter)  # per benchmark matched
     dropped_seen: int = 0  # programs already in the data given as ``exclude``
     untraceable: int = 0
-    rejected: Counter = field(default_factory=Counter)  # repo candidates that failed a check
+    # candidates that failed a check: repo calls, drills and everyday scripts (redrawn)
+    rejected: Counter = field(default_factory=Counter)
     dropped_cruxeval_origins: Counter = field(default_factory=Counter)
     trajectories: int = 0
     characters: int = 0
@@ -272,7 +275,9 @@ def _programs(job: Job, stats: DataStats) -> list[TrainingProgram]:
         return package_programs(seed + _PACKAGE_SEED_OFFSET, job.count, job.spec.functions)[0]
     if job.kind in SEEDED_SOURCES:
         offset, make = SEEDED_SOURCES[job.kind]
-        return make(seed + offset, job.count, job.spec.functions)
+        programs, tally = make(seed + offset, job.count, job.spec.functions)
+        stats.rejected.update({k: v for k, v in tally.items() if not k.startswith("kept")})
+        return programs
     kept = []
     for candidate in job.candidates:  # spares included: stop once the chunk is full
         if len(kept) == job.count:

@@ -73,7 +73,7 @@ def test_ndb_data_reads_the_mix_file_and_mix_overrides_it(tmp_path: Path) -> Non
 
 def _first_drill(seed: int) -> TrainingProgram:
     offset, make = SEEDED_SOURCES["drills"]
-    return make(chunk_seed(seed, 0) + offset, 1, "train")[0]
+    return make(chunk_seed(seed, 0) + offset, 1, "train")[0][0]
 
 
 def test_benchmark_functions_are_dropped_and_counted_per_benchmark(tmp_path: Path) -> None:
