@@ -242,3 +242,10 @@ $(VLLM_STAMP):
 	$(VLLM_VENV)/bin/pip uninstall --quiet --yes torchvision torchaudio torchcodec triton
 	$(VLLM_VENV)/bin/python -c "import vllm.entrypoints.openai.api_server"
 	touch $@
+
+# Held-out builtin drills: programs of the drill families held out by name hash only, never in
+# training data (training/programs/drills.py); reported apart from the generated held-out set.
+.PHONY: heldout-drills
+heldout-drills: $(STAMP)
+	$(BIN)/ndb data --out $(DATA)/heldout-drills --programs 300 --seed 900003 \
+		--mix drills=1 --functions heldout

@@ -206,7 +206,7 @@ def _each(owner: str) -> Callable[[random.Random], Drill]:
                 body.append(f"    {out}.append({result})")
         body.append(f"return {out}")
         name = names.pick(*FUNCTIONS)
-        count = rng.choice((0, 1, 2, 3, 3, 4))
+        count = rng.choice((0, 1, 2, 2, 3, 3, 4))
         args = [receiver(rng, owner, element) for _ in range(count)]
         return Drill(_define(name, [param], body), f"{name}({values.lit(args)})")
 
