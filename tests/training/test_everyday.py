@@ -18,7 +18,7 @@ LIMITS = TraceLimits(max_events=600, max_seconds=1.0)
 
 @pytest.fixture(scope="module")
 def sample() -> list[TrainingProgram]:
-    return everyday_programs(21, 66)[0]
+    return everyday_programs(21, 120)[0]
 
 
 def test_scripts_run_as_main_and_print(sample: list[TrainingProgram]) -> None:

@@ -708,6 +708,191 @@ print(len(people), oldest and oldest["name"])
     )
 
 
+def _todo_list(rng: random.Random) -> str:
+    tasks = [
+        (rng.choice(("write report", "call Bob", "buy milk", "fix bug #12", "water plants",
+                     "book flights", "pay rent", "review PR")), rng.randint(1, 3),
+         rng.random() < 0.4)
+        for _ in range(rng.randint(2, 5))
+    ]  # fmt: skip
+    cls = rng.choice(("Task", "Todo", "Chore"))
+    enum = rng.random() < 0.5
+    priority = (
+        "from enum import Enum\n\n\nclass Priority(Enum):\n    LOW = 1\n    MEDIUM = 2\n"
+        "    HIGH = 3\n"
+        if enum
+        else "PRIORITY_NAMES = {1: 'low', 2: 'medium', 3: 'high'}\n"
+    )
+    label = "Priority(self.priority).name.lower()" if enum else "PRIORITY_NAMES[self.priority]"
+    return _render(
+        f"""from dataclasses import dataclass
+{priority}
+
+@dataclass
+class {cls}:
+    title: str
+    priority: int = 1
+    done: bool = False
+
+    def label(self):
+        mark = "x" if self.done else " "
+        return f"[{{mark}}] {{self.title}} ({{{label}}})"
+
+
+todo = [{cls}(title, priority, done) for title, priority, done in $tasks]
+todo.sort(key=lambda task: (task.done, -task.priority))
+for number, task in enumerate(todo[:$show], start=1):
+    print(number, task.label())
+left = [task.title for task in todo if not task.done]
+print(f"{{len(left)}} of {{len(todo)}} left")
+""",
+        tasks=values.lit(tasks),
+        show=rng.randint(1, 3),
+    )
+
+
+def _queue_simulation(rng: random.Random) -> str:
+    customers = [(rng.choice(values.NAMES), rng.randint(1, 4)) for _ in range(rng.randint(2, 5))]
+    tellers = rng.randint(1, 2)
+    return _render(
+        """from collections import deque
+
+TELLERS = $tellers
+
+queue = deque($customers)
+served = []
+minute = 0
+while queue:
+    minute += 1
+    for _ in range(min(TELLERS, len(queue))):
+        name, items = queue.popleft()
+        if items > 1:
+            queue.append((name, items - 1))
+        else:
+            served.append((name, minute))
+print(f"done after {minute} minutes")
+print(", ".join(f"{name}@{when}" for name, when in served))
+""",
+        tellers=tellers,
+        customers=values.lit(customers),
+    )
+
+
+def _tic_tac_toe(rng: random.Random) -> str:
+    cells = [rng.choice("XO.") for _ in range(9)]
+    rows = ["".join(cells[i : i + 3]) for i in (0, 3, 6)]
+    return _render(
+        """BOARD = $rows
+LINES = [[(r, c) for c in range(3)] for r in range(3)]
+LINES += [[(r, c) for r in range(3)] for c in range(3)]
+LINES += [[(i, i) for i in range(3)], [(i, 2 - i) for i in range(3)]]
+
+
+def winner(board):
+    for line in LINES:
+        marks = {board[r][c] for r, c in line}
+        if len(marks) == 1 and "." not in marks:
+            return marks.pop()
+    return None
+
+
+empty = sum(row.count(".") for row in BOARD)
+result = winner(BOARD)
+if result:
+    print(result, "wins")
+elif empty == 0:
+    print("draw")
+else:
+    print(f"still playing, {empty} free")
+""",
+        rows=values.lit(rows),
+    )
+
+
+def _records(rng: random.Random) -> str:
+    people = [(rng.choice(values.NAMES), rng.choice(values.CITIES), rng.randint(18, 70))
+              for _ in range(rng.randint(2, 5))]  # fmt: skip
+    named = rng.random() < 0.5
+    head = (
+        "from collections import namedtuple\n\nPerson = namedtuple('Person', 'name city age')"
+        if named
+        else "from typing import NamedTuple\n\n\nclass Person(NamedTuple):\n    name: str\n"
+        "    city: str\n    age: int"
+    )
+    key = rng.choice(("attrgetter('age')", "attrgetter('city', 'name')"))
+    return _render(
+        f"""from operator import attrgetter
+{head}
+
+
+people = [Person(*row) for row in $people]
+by_city = {{}}
+for person in people:
+    by_city.setdefault(person.city, []).append(person.name)
+oldest = max(people, key=attrgetter("age"))
+print(sorted(people, key={key})[0])
+print(oldest.name, oldest._asdict()["age"], len(by_city))
+""",
+        people=values.lit(people),
+    )
+
+
+def _config_merge(rng: random.Random) -> str:
+    defaults = {
+        "host": rng.choice(("localhost", "127.0.0.1", "db.local")),
+        "port": rng.choice((8080, 5000, 3000, 5432)),
+        "debug": rng.random() < 0.3,
+        "paths": {k: f"{k}/" for k in rng.sample(("data", "logs", "cache", "tmp"), 2)},
+    }
+    if rng.random() < 0.5:
+        defaults["name"] = values.word(rng).lower()
+    choices = {"port": rng.choice((80, 443, 8000)), "debug": True, "retries": rng.randint(1, 5),
+               "host": rng.choice(("example.org", "0.0.0.0")),
+               "paths": {rng.choice(("logs", "data")): "/var/app/"}}  # fmt: skip
+    overrides = {k: choices[k] for k in rng.sample(sorted(choices), rng.randint(0, 3))}
+    lines = ["PORT=9000", "DEBUG=true", "HOST=0.0.0.0", "PORT=abc", "# comment", "RETRIES=2",
+             "debug = False", "NAME=demo"]  # fmt: skip
+    env = "\n".join(rng.sample(lines, rng.randint(0, 3)))
+    return _render(
+        """DEFAULTS = $defaults
+
+
+def merge(base, extra):
+    result = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(result.get(key), dict):
+            result[key] = merge(result[key], value)
+        else:
+            result[key] = value
+    return result
+
+
+def from_env(text):
+    found = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if not sep:
+            continue
+        key = key.strip().lower()
+        if value.isdigit():
+            found[key] = int(value)
+        elif value.lower() in ("true", "false"):
+            found[key] = value.lower() == "true"
+        else:
+            found[key] = value
+    return found
+
+
+config = merge(merge(DEFAULTS, $overrides), from_env($env))
+print(config["host"], config["port"], config["debug"])
+print(sorted(config["paths"].items()))
+""",
+        defaults=values.lit(defaults),
+        overrides=values.lit(overrides),
+        env=values.lit(env),
+    )
+
+
 THEMES: dict[str, Callable[[random.Random], str]] = {
     "inventory": _inventory,
     "word_count": _word_count,
@@ -720,6 +905,11 @@ THEMES: dict[str, Callable[[random.Random], str]] = {
     "with_blocks": _with_blocks,
     "shopping_cart": _shopping_cart,
     "conversions": _conversions,
+    "todo_list": _todo_list,
+    "queue_simulation": _queue_simulation,
+    "tic_tac_toe": _tic_tac_toe,
+    "records": _records,
+    "config_merge": _config_merge,
 }
 
 
