@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from collections import Counter
 
 import pytest
@@ -63,3 +66,26 @@ def test_every_script_leans_on_library_methods(sample: list[TrainingProgram]) ->
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
         ]
         assert len(calls) >= 2, program.source
+
+
+def test_sources_do_not_depend_on_the_hash_seed() -> None:
+    """Data workers are separate processes, each with its own hash seed: a set of strings
+    written into a program would come out in another order in each."""
+    code = (
+        "import hashlib\n"
+        "from neural_debugger.training.programs.drills import drill_programs\n"
+        "from neural_debugger.training.programs.everyday import everyday_programs\n"
+        "ps = drill_programs(9, 40)[0] + everyday_programs(9, 40)[0]\n"
+        "print(hashlib.sha1(''.join(p.source + str(p.entry) for p in ps).encode()).hexdigest())"
+    )
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2")
+    }
+    assert len(digests) == 1

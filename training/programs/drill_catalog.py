@@ -234,7 +234,8 @@ def ops_of(owner: str) -> tuple[Op, ...]:
     return tuple(op for op in CATALOGUE if op.owner == owner)
 
 
-# The element kind a collection drill works on: decides which ``@item`` fits.
+# The element kind a collection drill works on: decides which ``@item`` fits. Sets hold ints:
+# a set of strings iterates (and is shown in every state) in an order set by the hash seed.
 ELEMENTS = {"list": ("str", "int"), "set": ("int",), "tuple": ("str", "int")}
 
 _HEX_FLOATS = ("0x1.8p1", "0x1p-2", "0x1.4p3", "-0x1p0")

@@ -413,10 +413,11 @@ def _membership(rng: random.Random) -> Drill:
     n = Names(rng)
     ws, allowed = n.pick("words", "requested", "items"), n.pick("allowed", "stock", "known")
     w = n.pick("w", "item", "name")
-    container = rng.choice(("set", "list", "dict", "str"))
+    # no set of strings: its order (shown in every state) changes with the hash seed
+    container = rng.choice(("tuple", "list", "dict", "str"))
     pool = rng.sample(values.ITEMS, rng.randint(0, 5))
-    if container == "set":
-        arg = values.lit(set(pool)).replace("set()", "set()")
+    if container == "tuple":
+        arg = values.lit(tuple(pool))
     elif container == "dict":
         arg = values.lit({p: rng.randint(0, 5) for p in pool})
     elif container == "str":

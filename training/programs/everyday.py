@@ -10,7 +10,8 @@ inventory, a word count, a grade book, a bank account, log parsing, a state mach
 composes such a script from building blocks, drawing names, values and structure (class or
 dataclass, which methods, which error handling, a ``main()`` guard or not) at random.
 
-Programs run as ``__main__`` (``entry`` is None) and are validated by tracing like every
+No script holds a set of strings: its order, shown in every state, changes with the hash
+seed. Programs run as ``__main__`` (``entry`` is None) and are validated by tracing like every
 training program; they are new code each draw, so like the generator's they are split by
 program, not by theme (``origin`` is ``everyday:THEME``). Deterministic in ``(seed, count)``.
 """
@@ -181,7 +182,7 @@ def tokenize(text):
 {body}
 """,
         text=values.lit(text),
-        stop=values.lit(set(stop)) if rng.random() < 0.5 else values.lit(stop),
+        stop=values.lit(tuple(stop)) if rng.random() < 0.5 else values.lit(stop),
         k=rng.randint(1, 3),
     )
 
@@ -790,9 +791,9 @@ LINES += [[(i, i) for i in range(3)], [(i, 2 - i) for i in range(3)]]
 
 def winner(board):
     for line in LINES:
-        marks = {board[r][c] for r, c in line}
-        if len(marks) == 1 and "." not in marks:
-            return marks.pop()
+        marks = [board[r][c] for r, c in line]
+        if marks.count(marks[0]) == 3 and marks[0] != ".":
+            return marks[0]
     return None
 
 
