@@ -13,7 +13,7 @@ from neural_debugger.tracer.program import load_program
 from neural_debugger.tracer.record import record
 from neural_debugger.training.programs import TrainingProgram
 from neural_debugger.training.programs.cruxeval_filter import functions_of
-from neural_debugger.training.programs.drill_catalog import OWNERS, TYPES, ops_of
+from neural_debugger.training.programs.drill_catalog import OWNERS, TYPES, methods_of
 from neural_debugger.training.programs.drills import (
     FAMILIES,
     drill_programs,
@@ -40,7 +40,7 @@ def _candidates(names: set[str], draws: int, seed: int = 0) -> list[ast.Module]:
 def test_the_catalogue_names_every_public_method_of_the_core_types() -> None:
     for owner in OWNERS:
         public = {name for name in dir(TYPES[owner]) if not name.startswith("_")}
-        assert {op.method for op in ops_of(owner)} == public, owner
+        assert methods_of(owner) == public, owner
 
 
 def test_every_catalogued_method_is_drilled_by_a_training_family() -> None:
@@ -54,7 +54,7 @@ def test_every_catalogued_method_is_drilled_by_a_training_family() -> None:
             for node in ast.walk(tree)
             if isinstance(node, ast.Attribute)
         }
-        missing = {op.method for op in ops_of(owner)} - used
+        missing = methods_of(owner) - used
         assert not missing, (owner, missing)
 
 

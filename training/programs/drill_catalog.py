@@ -211,6 +211,113 @@ _FLOAT = [
 ]
 
 
+# Builtins, operators and slicing on each type, mixed into the same chains and loops (their
+# ``method`` starts with ``builtin:``; the dir() coverage test looks at the others).
+_BUILTIN_ROWS = {
+    "str": [
+        ("len", "len(@x)", "int"),
+        ("sorted", "''.join(sorted(@x))", "str"),
+        ("reversed", "''.join(reversed(@x))", "str"),
+        ("slice", "@x[::-1]", "str"),
+        ("slice", "@x[@small:]", "str"),
+        ("slice", "@x[-@small:]", "str"),
+        ("slice", "@x[:-1]", "str"),
+        ("repeat", "@x * @small", "str"),
+        ("concat", "@x + @sub", "str"),
+        ("in", "@sub in @x", "bool"),
+        ("ord", "ord(@x[0]) if @x else 0", "int"),
+        ("list", "list(@x)", "list"),
+        ("set", "len(set(@x))", "int"),
+        ("fstring", "f'<{@x}>'", "str"),
+    ],
+    "list": [
+        ("len", "len(@x)", "int"),
+        ("sorted", "sorted(@x)", "list"),
+        ("reversed", "list(reversed(@x))", "list"),
+        ("slice", "@x[1:]", "list"),
+        ("slice", "@x[::-2]", "list"),
+        ("slice", "@x[-@small:]", "list"),
+        ("concat", "@x + @items", "list"),
+        ("in", "@item in @x", "bool"),
+        ("minmax", "max(@x, default=None)", "any"),
+        ("minmax", "min(@x, key=@key, default=None)", "any"),
+        ("enumerate", "list(enumerate(@x))", "any"),
+        ("zip", "list(zip(@x, @x[1:]))", "any"),
+    ],
+    "dict": [
+        ("len", "len(@x)", "int"),
+        ("sorted", "sorted(@x)", "list"),
+        ("in", "@k in @x", "bool"),
+        ("index", "@x[@k] if @k in @x else -1", "int"),
+        ("max", "max(@x, key=@x.get) if @x else None", "any"),
+        ("comprehension", "{k: v for k, v in @x.items() if v > @small}", "dict"),
+    ],
+    "set": [
+        ("len", "len(@x)", "int"),
+        ("sorted", "sorted(@x)", "list"),
+        ("in", "@item in @x", "bool"),
+        ("operator", "@x | @other", "set"),
+        ("operator", "@x & @other", "set"),
+        ("operator", "@x - @other", "set"),
+        ("sum", "sum(@x)", "int"),
+    ],
+    "tuple": [
+        ("len", "len(@x)", "int"),
+        ("slice", "@x[::-1]", "tuple"),
+        ("slice", "@x[1:]", "tuple"),
+        ("concat", "@x + (@item,)", "tuple"),
+        ("in", "@item in @x", "bool"),
+        ("sorted", "sorted(@x)", "list"),
+        ("unpack", "(@x[0], @x[1:]) if @x else (None, ())", "any"),
+    ],
+    "int": [
+        ("abs", "abs(@x)", "int"),
+        ("divmod", "divmod(@x, @d)", "tuple"),
+        ("floordiv", "@x // @d", "int"),
+        ("mod", "@x % @d", "int"),
+        ("pow", "pow(@x, 2)", "int"),
+        ("round", "round(@x, -1)", "int"),
+        ("str", "str(@x)", "str"),
+        ("digits", "[int(c) for c in str(abs(@x))]", "list"),
+        ("bin", "bin(@x)", "str"),
+        ("hex", "hex(@x)", "str"),
+        ("format", "f'{@x:,}'", "str"),
+        ("format", "f'{@x:05d}'", "str"),
+        ("chr", "chr(65 + abs(@x) % 26)", "str"),
+        ("range", "list(range(0, @x, @d))", "list"),
+    ],
+    "float": [
+        ("round", "round(@x, 2)", "float"),
+        ("round", "round(@x)", "int"),
+        ("int", "int(@x)", "int"),
+        ("abs", "abs(@x)", "float"),
+        ("divmod", "divmod(@x, 1)", "tuple"),
+        ("str", "str(@x)", "str"),
+        ("format", "f'{@x:.2f}'", "str"),
+        ("format", "f'{@x:>10.1f}'", "str"),
+        ("format", "f'{@x:.1%}'", "str"),
+        ("arith", "@x * 2 - 1", "float"),
+    ],
+    "bytes": [
+        ("len", "len(@x)", "int"),
+        ("slice", "@x[::-1]", "bytes"),
+        ("slice", "@x[1:3]", "bytes"),
+        ("index", "@x[0] if @x else None", "any"),
+        ("list", "list(@x)", "list"),
+        ("concat", "@x + @sub", "bytes"),
+        ("in", "@sub in @x", "bool"),
+    ],
+}
+
+
+def _builtin_ops() -> list[Op]:
+    return [
+        Op(owner, f"builtin:{name}", template, result)
+        for owner, rows in _BUILTIN_ROWS.items()
+        for name, template, result in rows
+    ]
+
+
 def _self(owner: str, rows: list[tuple[str, str, str]]) -> list[Op]:
     return [Op(owner, m, t, owner if r == "self" else r) for m, t, r in rows]
 
@@ -227,11 +334,17 @@ CATALOGUE: tuple[Op, ...] = (
     *_ops("tuple", _TUPLE),
     *_ops("int", _INT),
     *_ops("float", _FLOAT),
+    *_builtin_ops(),
 )
 
 
 def ops_of(owner: str) -> tuple[Op, ...]:
     return tuple(op for op in CATALOGUE if op.owner == owner)
+
+
+def methods_of(owner: str) -> set[str]:
+    """The type's methods the catalogue drills (builtin and operator templates left out)."""
+    return {op.method for op in ops_of(owner) if not op.method.startswith("builtin:")}
 
 
 # The element kind a collection drill works on: decides which ``@item`` fits. Sets hold ints:
@@ -291,6 +404,8 @@ def _argument(rng: random.Random, name: str, owner: str, element: str) -> str:
         return str(rng.choice((2, 4, 8)))
     if name in ("start", "small"):
         return str(rng.randint(0, 3))
+    if name == "d":
+        return str(rng.choice((2, 3, 5, 7, 10)))
     if name == "n":
         return str(rng.choice(values.INTS[:12]))
     if name == "fmt":
