@@ -229,8 +229,8 @@ def _sorted_key(rng: random.Random) -> Drill:
         body.append(f"return {out}[:{k}]")
     elif shape == 1:
         top = n.pick("top", "best", "first")
-        body += [f"{top} = []", f"for {n.pick('w', 'word', 'name')} in {out}:"]
-        w = next(u for u in n.used if u in ("w", "word", "name"))
+        w = n.pick("w", "word", "name")
+        body += [f"{top} = []", f"for {w} in {out}:"]
         body += [f"    if {w} not in {top}:", f"        {top}.append({w})",
                  f"    if len({top}) == {k}:", "        break", f"return {top}"]  # fmt: skip
     else:
