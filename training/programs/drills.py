@@ -620,6 +620,44 @@ def _caught_error(rng: random.Random) -> Drill:
     return Drill(_define(name, [xs], body), f"{name}({values.lit(arg)})")
 
 
+def _while_loops(rng: random.Random) -> Drill:
+    """``while`` loops as people write them: two pointers, digit loops, draining a list."""
+    n = Names(rng)
+    shape = rng.randrange(4)
+    if shape == 0:
+        s = param = n.pick("text", "word", "phrase")
+        clean = rng.choice((f"{s}.lower()", f"''.join(c for c in {s}.lower() if c.isalnum())"))
+        body = [f"chars = {clean}", "left, right = 0, len(chars) - 1", "while left < right:",
+                "    if chars[left] != chars[right]:", "        return False",
+                "    left += 1", "    right -= 1", "return True"]  # fmt: skip
+        arg = values.lit(rng.choice((*values.WORDS[20:30], *values.SENTENCES[5:7], "")))
+    elif shape == 1:
+        num = param = n.pick("n", "number", "value")
+        base = rng.choice((10, 10, 2, 8))
+        body = ["digits = []", f"{num} = abs({num})", f"while {num} > 0:",
+                f"    {num}, digit = divmod({num}, {base})", "    digits.append(digit)",
+                "return digits[::-1] or [0], sum(digits)"]  # fmt: skip
+        arg = str(rng.choice((0, 7, 42, 255, 1024, 90210, -315)))
+    elif shape == 2:
+        q = param = n.pick("queue", "pending", "tasks")
+        limit = rng.randint(2, 12)
+        body = ["done, budget = [], " + str(limit), f"while {q} and budget > 0:",
+                f"    job = {q}.pop(0)", "    cost = len(job)", "    if cost > budget:",
+                f"        {q}.insert(0, job)", "        break", "    budget -= cost",
+                "    done.append(job)", f"return done, {q}, budget"]  # fmt: skip
+        arg = values.lit(values.words(rng, 0, 5))
+    else:
+        xs = param = n.pick("values", "sorted_items", "data")
+        target = rng.randint(-5, 40)
+        body = ["low, high = 0, len(" + xs + ")", "while low < high:",
+                "    mid = (low + high) // 2", f"    if {xs}[mid] < {target}:",
+                "        low = mid + 1", "    else:", "        high = mid",
+                f"return low, low < len({xs}) and {xs}[low] == {target}"]  # fmt: skip
+        arg = values.lit(sorted(values.ints(rng)))
+    name = rng.choice(("scan", "walk", "search", "drain", "check"))
+    return Drill(_define(name, [param], body), f"{name}({arg})")
+
+
 def _families() -> tuple[Family, ...]:
     generic = [Family(f"{owner}.steps", _steps(owner)) for owner in OWNERS]
     generic += [Family(f"{owner}.each", _each(owner)) for owner in OWNERS]
@@ -640,6 +678,7 @@ def _families() -> tuple[Family, ...]:
         Family("syntax.reversed_unpack", _reversed_unpack),
         Family("idiom.dict_counting", _dict_counting),
         Family("idiom.char_classes", _char_classes),
+        Family("loops.while_scan", _while_loops),
         Family("idiom.caught_error", _caught_error),
         Family("idiom.expected_error", _expected_error, expect_error=True),
     ]
