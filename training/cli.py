@@ -13,8 +13,9 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
         "data",
         help="generate training trajectories (all cores)",
         description="Generate programs, trace them, sample forward and inverse trajectories with "
-        "the paper's policy and write JSONL shards plus stats.json. Programs matching a CruxEval "
-        "function after normalisation are dropped and counted.",
+        "the paper's policy and write JSONL shards plus stats.json. The sources' shares come "
+        "from training/mix.toml unless --mix is given. Programs matching a CruxEval, HumanEval "
+        "or MBPP function after normalisation are dropped and counted per benchmark.",
     )
     data.add_argument("--out", required=True, type=Path, help="folder for the shards")
     data.add_argument("--programs", type=int, default=2000, help="programs to generate")
