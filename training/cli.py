@@ -70,8 +70,8 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
         "--functions",
         choices=["train", "heldout", "all"],
         default="train",
-        help="which real (stdlib, package, repo) functions may appear: the training side of the "
-        "fixed split by function (default), the held-out side, or all",
+        help="which real (stdlib, package, repo) functions and drill families may appear: the "
+        "training side of the fixed split by name (default), the held-out side, or all",
     )
     data.add_argument(
         "--any-python",
