@@ -85,7 +85,8 @@ bench: $(STAMP)
 # The model pipeline (see README "Training"): data on all cores, then training, then evaluation.
 DATA ?= data/v1
 RUN ?= runs/small
-MIX ?= generated=0.7,package=0.12,repo=0.18
+# The training mix is training/mix.toml; MIX=generated=0.5,drills=0.5 overrides it for one run.
+MIX ?=
 # The held-out sets every stored next-state number was measured on are tracked, packed
 # (evaluation/heldout/): the generator keeps growing, so the same seeds draw other programs
 # later. HELDOUT_ARCHIVE holds heldout/ and heldout-real/, the other archives heldout-2/ and
@@ -102,12 +103,13 @@ data: $(STAMP)
 	tar -xJf evaluation/heldout/heldout-3.tar.xz -C $(DATA)
 	$(BIN)/python -m neural_debugger.training.exclusions $(DATA)/exclude \
 		$(foreach s,$(HELDOUT_SETS),--shards $(DATA)/$(s))
-	$(BIN)/ndb data --out $(DATA)/train --programs 20000 --seed 1 --mix $(MIX) \
+	$(BIN)/ndb data --out $(DATA)/train --programs 20000 --seed 1 $(if $(MIX),--mix $(MIX)) \
 		--exclude $(DATA)/exclude
 
 heldout: $(STAMP)
 	rm -rf $(DATA)/heldout $(DATA)/heldout-real
-	$(BIN)/ndb data --out $(DATA)/heldout --programs 600 --seed 900001 --functions heldout
+	$(BIN)/ndb data --out $(DATA)/heldout --programs 600 --seed 900001 --functions heldout \
+		--mix generated=1
 	$(BIN)/ndb data --out $(DATA)/heldout-real --programs 300 --seed 900002 \
 		--mix package=0.4,repo=0.6 --functions heldout
 	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - -C $(DATA) \
@@ -221,3 +223,17 @@ $(VLLM_STAMP):
 	$(VLLM_VENV)/bin/pip uninstall --quiet --yes torchvision torchaudio torchcodec triton
 	$(VLLM_VENV)/bin/python -c "import vllm.entrypoints.openai.api_server"
 	touch $@
+
+# Held-out builtin drills: programs of the drill families held out by name hash only, never in
+# training data (training/programs/drills.py); reported apart from the generated held-out set.
+.PHONY: heldout-drills
+heldout-drills: $(STAMP)
+	$(BIN)/ndb data --out $(DATA)/heldout-drills --programs 300 --seed 900003 \
+		--mix drills=1 --functions heldout
+
+# Held-out library code: the packages never trained on (boltons, inflection) and the functions
+# the fixed split holds out of the others (evaluation/runs.toml: next_state_packages).
+.PHONY: heldout-packages
+heldout-packages: $(STAMP)
+	$(BIN)/ndb data --out $(DATA)/heldout-packages --programs 300 --seed 900004 \
+		--mix library=1 --functions heldout

@@ -13,8 +13,9 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
         "data",
         help="generate training trajectories (all cores)",
         description="Generate programs, trace them, sample forward and inverse trajectories with "
-        "the paper's policy and write JSONL shards plus stats.json. Programs matching a CruxEval "
-        "function after normalisation are dropped and counted.",
+        "the paper's policy and write JSONL shards plus stats.json. The sources' shares come "
+        "from training/mix.toml unless --mix is given. Programs matching a CruxEval, HumanEval "
+        "or MBPP function after normalisation are dropped and counted per benchmark.",
     )
     data.add_argument("--out", required=True, type=Path, help="folder for the shards")
     data.add_argument("--programs", type=int, default=2000, help="programs to generate")
@@ -33,11 +34,19 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
     )
     data.add_argument(
         "--mix",
-        default="generated=1",
-        help="shares of program origins, e.g. generated=0.75,package=0.1,repo=0.15 "
-        "(generated includes the standard-library functions; package: installed pure-Python "
-        "packages; repo: calls sampled from CPython test-suite runs; library: pinned "
-        "packages' functions called with doctest and hypothesis-drawn arguments)",
+        default=None,
+        help="shares of program origins, overriding the mix file, e.g. "
+        "generated=0.75,package=0.1,repo=0.15 (generated includes the standard-library "
+        "functions; package: installed pure-Python packages; repo: calls sampled from "
+        "test-suite runs; library: pinned packages' functions called with doctest and "
+        "hypothesis-drawn arguments; drills: builtin drills; everyday: everyday scripts)",
+    )
+    data.add_argument(
+        "--mix-config",
+        type=Path,
+        default=None,
+        help="TOML file whose [shares] table gives the mix when --mix is not given "
+        "(default: training/mix.toml)",
     )
     data.add_argument(
         "--cruxeval",
@@ -62,9 +71,9 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
         "--functions",
         choices=["train", "heldout", "all"],
         default="train",
-        help="which real (stdlib, package, library, repo) functions may appear: the training "
-        "side of the fixed split by function and held-out library (default), the held-out "
-        "side, or all",
+        help="which real (stdlib, package, library, repo) functions and drill families may "
+        "appear: the training side of the fixed split by name and held-out library (default), "
+        "the held-out side, or all",
     )
     data.add_argument(
         "--any-python",
@@ -132,7 +141,7 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
 def run_data(args: argparse.Namespace) -> int:
     from neural_debugger.paths import cruxeval_path
 
-    from .data import DataSpec, generate_data, parse_mix, python_mismatch
+    from .data import MIX_CONFIG, DataSpec, generate_data, load_mix, parse_mix, python_mismatch
 
     mismatch = python_mismatch()
     if mismatch and not args.any_python:
@@ -143,7 +152,7 @@ def run_data(args: argparse.Namespace) -> int:
         print(f"ndb data: error: CruxEval file {cruxeval} not found (needed to filter)")
         return 2
     try:
-        mix = parse_mix(args.mix)
+        mix = parse_mix(args.mix) if args.mix else load_mix(args.mix_config or MIX_CONFIG)
     except ValueError as err:
         print(f"ndb data: error: --mix: {err}")
         return 2
@@ -176,16 +185,28 @@ def run_data(args: argparse.Namespace) -> int:
                     "programs",
                     "dropped_cruxeval",
                     "untraceable",
+                    "rejected",
                     "trajectories",
                     "directions",
                     "origins",
+                    "dropped_benchmarks",
                     "dropped_cruxeval_origins",
+                    "character_shares",
                 )
             }
         )
     )
     print(f"dropped {stats.dropped_cruxeval} programs matching CruxEval functions")
+    for name, size in sorted(stats_json_benchmarks(args.out).items()):
+        dropped = stats.dropped_benchmarks.get(name, 0)
+        print(f"  {name}: {size} functions checked, {dropped} programs dropped")
     return 0
+
+
+def stats_json_benchmarks(out: Path) -> dict[str, int]:
+    """The benchmarks the run filtered against (functions per benchmark) from stats.json."""
+    path = out / "stats.json"
+    return json.loads(path.read_text()).get("benchmarks", {}) if path.exists() else {}
 
 
 def run_train(args: argparse.Namespace) -> int:

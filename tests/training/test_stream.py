@@ -56,7 +56,7 @@ def test_a_live_data_step_says_how_many_shards_are_closed(tmp_path: Path) -> Non
     out = tmp_path / "live"
     command = [sys.executable, "-m", "neural_debugger", "data", "--out", str(out)]
     command += ["--programs", "400", "--seed", "34", "--workers", "1", "--shard-size", "40"]
-    command += ["--max-states", "8", "--cruxeval", str(cruxeval_path())]
+    command += ["--max-states", "8", "--cruxeval", str(cruxeval_path()), "--mix", "generated=1"]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         seen_partial = None

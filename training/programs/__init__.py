@@ -8,9 +8,10 @@ under the project's tracer before it is kept:
 * about 15% generated scripts (module-level code run as ``__main__``, ``entry`` is None),
 * about 15% real pure-Python standard-library functions called with generated inputs.
 
-Two more sources of real code are mixed in by ``ndb data --mix`` (see :mod:`..data`):
-:func:`package_programs` (functions of installed pure-Python packages, :mod:`.packages`) and
-repository-level programs sampled from test-suite runs (:mod:`.repo_tests`).
+More sources are mixed in by ``ndb data`` (see :mod:`..data` and ``training/mix.toml``):
+:func:`package_programs` (functions of installed pure-Python packages, :mod:`.packages`),
+repository-level programs sampled from test-suite runs (:mod:`.repo_tests`), builtin drills
+(:mod:`.drills`) and everyday scripts (:mod:`.everyday`).
 
 About 5% of the generated programs are meant to end with an uncaught exception; every other
 program ends normally. Everything is deterministic in ``(seed, count)``: all randomness comes

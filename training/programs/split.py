@@ -30,9 +30,10 @@ def function_of(origin: str) -> str | None:
 
     ``stdlib:json.encoder.py_encode_basestring_ascii`` and ``package:idna.intranges.f`` name the
     function after the prefix; ``repo:TEST_ID:statistics._ss`` names it after the last colon.
+    A builtin drill (``drill:str.steps``) names its family: whole families are held out.
     """
     kind, _, rest = origin.partition(":")
-    if kind in ("stdlib", "package", "library"):
+    if kind in ("stdlib", "package", "library", "drill"):
         return rest
     if kind == "repo":
         return rest.rpartition(":")[2]
