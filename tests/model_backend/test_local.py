@@ -81,6 +81,42 @@ async def test_constraints_force_tokens_and_report_confidence() -> None:
     assert set(confidence.values) == set(stop.state.locals or {})
 
 
+async def test_drafted_tokens_change_the_forward_passes_never_the_states() -> None:
+    """The same states decoded with drafts (each forward pass also checks drafted tokens) and
+    without (one forward pass per chosen token), greedy and sampled, on the shipped model."""
+    engine = LocalEngine()
+    session = await DebugSession.open(PROGRAM, engine)
+    await _walk(session, 10)
+    assert len(session.stops) > 5
+    calls = {0: 0, 8: 0}
+    for i in range(1, len(session.stops)):
+        history = History(
+            PROGRAM.context, tuple(session.states[:i]), tuple(session.actions[: i - 1])
+        )
+        action = session.actions[i - 1]
+        made = {}
+        for draft in calls:
+            prediction = LocalSession(engine.loaded, PROGRAM.context, draft=draft).predict_now(
+                history, action, DecodeOptions()
+            )
+            calls[draft] += prediction.model_calls
+            made[draft] = prediction
+        plain, drafted = made[0], made[8]
+        assert drafted.state == plain.state == session.stops[i].state
+        assert (drafted.generated, drafted.forced) == (plain.generated, plain.forced)
+        assert drafted.confidence.overall == pytest.approx(plain.confidence.overall, rel=1e-3)
+    assert calls[8] < 0.8 * calls[0]
+    history = History(PROGRAM.context, (first_state(PROGRAM),), ())
+    sampled = DecodeOptions(temperature=1.0, seed=11)
+    states = [
+        LocalSession(engine.loaded, PROGRAM.context, draft=d).predict_now(
+            history, STEP_INTO, sampled
+        )
+        for d in (0, 8)
+    ]
+    assert states[0].state == states[1].state
+
+
 async def test_step_back_and_edits_reuse_the_cached_prefix() -> None:
     session = await DebugSession.open(PROGRAM, LocalEngine())
     await _walk(session, 4)
