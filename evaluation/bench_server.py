@@ -22,11 +22,20 @@ records the CPU count and the load average before and after.
 
 ``python -m neural_debugger.evaluation.bench_server [--steps N] [--sessions M] [--out PATH]``
 prints a table and writes ``evaluation/results/server_bench.json``.
+
+``--against-debugpy`` measures only ``next`` to the new stop's variables against debugpy, both in
+the same run: one DAP client (the cross-check's, :mod:`.dap_crosscheck`, which drives both
+adapters over stdio with the same requests) stops both at a breakpoint inside each example's
+function, clears it, then alternates one ``next`` on each adapter, each timed from sending
+``next`` to having the stop's variables (``stackTrace``, ``scopes``, ``variables``). ``ndb`` runs
+as configured by the environment (``NDB_QUANTIZE``, ``NDB_THREADS``) on ``--model``; it writes
+``evaluation/results/next_vs_debugpy.json``.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import itertools
 import json
@@ -62,6 +71,7 @@ ACTIONS = ["next", "next", "next", "stepIn"]  # mostly next, some stepIn, as an 
 ENTER = ["stepIn", "stepIn"]  # from the entry stop, through the <entry> wrapper into the function
 WAIT = 120.0  # seconds any one message may take, under load included
 START_WAIT = 60.0  # seconds for the server to say which port it listens on
+SERVER_RESULTS = REPOSITORY / "evaluation" / "results" / "server_bench.json"
 ALONE_CHECKS = 5  # local sessions re-run alone after the load, to compare their stops
 
 
@@ -513,17 +523,117 @@ def format_table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# ---- next against debugpy, in one run ------------------------------------------------------------
+
+
+def _breakpoint_line(path: Path) -> int:
+    """The first statement inside the program's first loop (a ``next`` from it stays busy)."""
+    tree = ast.parse(path.read_text())
+    loop = next(n for n in ast.walk(tree) if isinstance(n, ast.For))
+    return loop.body[0].lineno
+
+
+async def against_debugpy(steps: int, model: Path | None, root: Path) -> dict[str, Any]:
+    """``next`` to the stop's variables on ndb and on debugpy, one after the other, ``steps``
+    per adapter and program (a run that ends is started again)."""
+    from .dap_crosscheck import DebugpySide, NdbSide, Prepared, runner_source
+
+    class ModelSide(NdbSide):
+        def launch_arguments(self) -> dict[str, Any]:
+            arguments = super().launch_arguments()
+            if model is not None:
+                arguments["model"] = str(model)
+            return arguments
+
+    timings: dict[str, list[float]] = {"ndb": [], "debugpy": []}
+    first: dict[str, list[float]] = {"ndb": [], "debugpy": []}
+    for path, entry in PROGRAMS:
+        folder = root / path.stem
+        folder.mkdir(parents=True, exist_ok=True)
+        script = folder / "runner.py"
+        script.write_text(runner_source(path, entry))
+        prepared = Prepared(path.stem, path, entry, _breakpoint_line(path), script)
+        sides = {
+            "ndb": ModelSide(prepared, WAIT, folder, "local"),
+            "debugpy": DebugpySide(prepared, WAIT, folder),
+        }
+        try:
+            for name, side in sides.items():
+                start = time.perf_counter()
+                await side.start()
+                first[name].append((time.perf_counter() - start) * 1000)
+                await side.set_breakpoints([])
+            taken = 0
+            while taken < steps:
+                for name, side in sides.items():
+                    if side.last is not None and side.last.exited:
+                        await side.close()
+                        side.last = None
+                        await side.start()
+                        await side.set_breakpoints([])
+                    start = time.perf_counter()
+                    await side.act("next")
+                    timings[name].append((time.perf_counter() - start) * 1000)
+                taken += 1
+        finally:
+            for side in sides.values():
+                await side.close()
+    ndb, debugpy = summary(timings["ndb"]), summary(timings["debugpy"])
+    return {
+        "programs": [str(p.relative_to(REPOSITORY)) for p, _ in PROGRAMS],
+        "model": str(model) if model else "the shipped model",
+        "environment": {k: v for k, v in os.environ.items() if k.startswith("NDB_")},
+        "next_ms": {"ndb": ndb, "debugpy": debugpy},
+        "ratio_of_medians": ndb["median"] / debugpy["median"],
+        "launch_to_first_stop_ms": first,
+    }
+
+
+def format_against(result: dict[str, Any]) -> str:
+    ndb, debugpy = result["next_ms"]["ndb"], result["next_ms"]["debugpy"]
+    return "\n".join(
+        [
+            f"next to the stop's variables, ndb ({result['model']}, "
+            f"{result['environment'] or 'defaults'}) against debugpy, one run "
+            f"({result['machine']['cpus']} CPUs, load average "
+            f"{result['machine']['load_average'][0]:.1f} at the start)",
+            f"  ndb      median {ndb['median']:7.1f} ms  p95 {ndb['p95']:7.1f} ms  "
+            f"({ndb['count']} steps)",
+            f"  debugpy  median {debugpy['median']:7.1f} ms  p95 {debugpy['p95']:7.1f} ms  "
+            f"({debugpy['count']} steps)",
+            f"  ratio of medians ndb/debugpy: {result['ratio_of_medians']:.2f}",
+        ]
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=30, help="timed steps per example program")
+    parser.add_argument(
+        "--against-debugpy",
+        action="store_true",
+        help="only next to the stop's variables, ndb against debugpy in the same run",
+    )
+    parser.add_argument("--model", type=Path, default=None, help="with --against-debugpy")
     parser.add_argument("--sessions", type=int, default=50, help="clients at once in the load")
     parser.add_argument("--load-steps", type=int, default=6, help="steps per backend per client")
-    parser.add_argument(
-        "--out", type=Path, default=REPOSITORY / "evaluation" / "results" / "server_bench.json"
-    )
+    parser.add_argument("--out", type=Path, default=SERVER_RESULTS)
     args = parser.parse_args()
-    result = run(args.steps, args.sessions, args.load_steps)
-    print(format_table(result))
+    if args.against_debugpy:
+        with tempfile.TemporaryDirectory(prefix="ndb-bench-") as folder:
+            result = {"machine": machine()}
+            result.update(anyio.run(against_debugpy, args.steps, args.model, Path(folder)))
+        result["machine_after"] = machine()
+        result["command"] = (
+            "python -m neural_debugger.evaluation.bench_server --against-debugpy "
+            f"--steps {args.steps}" + (f" --model {args.model}" if args.model else "")
+        )
+        print(format_against(result))
+        if args.out == SERVER_RESULTS:
+            args.out = SERVER_RESULTS.with_name("next_vs_debugpy.json")
+    else:
+        result = run(args.steps, args.sessions, args.load_steps)
+        print(format_table(result))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
 

@@ -42,6 +42,7 @@ from .backend import (
     majority,
     written_prediction,
 )
+from .decoding_llama import DecodingLlama
 from .draft import DRAFT_TOKENS, Drafter
 from .flow import Expected
 from .forward_check import ForwardScorer, forward_view
@@ -113,7 +114,7 @@ def _load_model(folder: Path, device: str | None, quantize: str) -> LoadedModel:
         device = device or "cpu"
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     try:
-        model = load_pretrained(folder, device=device)
+        model = DecodingLlama(load_pretrained(folder, device=device)).eval()
         if quantize == "int8":
             model = quantize_int8(model)
         tokenizer = load_tokenizer(folder)
