@@ -214,8 +214,8 @@ class Variant:
 
 SPEED_VARIANTS = [
     Variant("before", "readable", 0, 0),
-    Variant("+drafts", "readable", 0, DRAFT_TOKENS),
-    Variant("+one thread", "readable", 1, DRAFT_TOKENS),
+    Variant("+one thread", "readable", 1, 0),
+    Variant("+drafts", "readable", 1, DRAFT_TOKENS),
     Variant("+decoding layout", "decoding", 1, DRAFT_TOKENS),
     Variant("+int8", "int8", 1, DRAFT_TOKENS),
 ]

@@ -17,6 +17,7 @@ from neural_debugger.model_backend.backend import (
     History,
     ModelFolderError,
 )
+from neural_debugger.model_backend.draft import DRAFT_TOKENS
 from neural_debugger.model_backend.llama import (
     TOKENIZER_FINGERPRINT,
     LlamaForCausalLM,
@@ -88,7 +89,7 @@ async def test_drafted_tokens_change_the_forward_passes_never_the_states() -> No
     session = await DebugSession.open(PROGRAM, engine)
     await _walk(session, 10)
     assert len(session.stops) > 5
-    calls = {0: 0, 8: 0}
+    calls = {0: 0, DRAFT_TOKENS: 0}
     for i in range(1, len(session.stops)):
         history = History(
             PROGRAM.context, tuple(session.states[:i]), tuple(session.actions[: i - 1])
@@ -101,18 +102,18 @@ async def test_drafted_tokens_change_the_forward_passes_never_the_states() -> No
             )
             calls[draft] += prediction.model_calls
             made[draft] = prediction
-        plain, drafted = made[0], made[8]
+        plain, drafted = made[0], made[DRAFT_TOKENS]
         assert drafted.state == plain.state == session.stops[i].state
         assert (drafted.generated, drafted.forced) == (plain.generated, plain.forced)
         assert drafted.confidence.overall == pytest.approx(plain.confidence.overall, rel=1e-3)
-    assert calls[8] < 0.8 * calls[0]
+    assert calls[DRAFT_TOKENS] < 0.8 * calls[0]
     history = History(PROGRAM.context, (first_state(PROGRAM),), ())
     sampled = DecodeOptions(temperature=1.0, seed=11)
     states = [
         LocalSession(engine.loaded, PROGRAM.context, draft=d).predict_now(
             history, STEP_INTO, sampled
         )
-        for d in (0, 8)
+        for d in (0, DRAFT_TOKENS)
     ]
     assert states[0].state == states[1].state
 
