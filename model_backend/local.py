@@ -197,6 +197,7 @@ class LocalSession:
             self.ids = []
             self.cache.keys, self.cache.values = [], []
             self.cache.capacity = self.cache.length = 0
+            self._rows.clear()
             self._forward = None
 
     # ---- the work (in a worker thread) --------------------------------------------------
@@ -284,8 +285,9 @@ class LocalSession:
     def prompt_ids(self, history: History, action: Action, budget: int) -> list[int]:
         return self.prompts.ids(history, action, budget)
 
-    def _sync(self, prompt: list[int]) -> torch.Tensor:
-        """Bring the cache to ``prompt``; the logits after its last token."""
+    def _sync(self, prompt: list[int], drafter: Drafter | None = None) -> torch.Tensor:
+        """Bring the cache to ``prompt`` (and a draft of what follows); the logits after its last
+        token."""
         keep = 0
         limit = min(len(self.ids), len(prompt) - 1)
         while keep < limit and self.ids[keep] == prompt[keep]:
@@ -294,7 +296,9 @@ class LocalSession:
             self.stats["reencoded"] += 1 if keep <= self.prompts.header_length else 0
             self._truncate(keep)
         self._rows.clear()
-        return self._feed(prompt[keep:])
+        room = self.cache.capacity - len(prompt)
+        draft = drafter.propose([], room) if drafter is not None and room > 0 else []
+        return self._feed(prompt[keep:], draft)
 
     def _truncate(self, length: int) -> None:
         self.cache.truncate(length)
@@ -342,11 +346,11 @@ class LocalSession:
         generator: torch.Generator,
         cancel: threading.Event | None,
     ) -> Prediction:
-        self._sync(prompt)
+        drafter = Drafter(prompt, self.draft) if self.draft > 0 else None
+        self._sync(prompt, drafter)
         base = len(prompt)
         budget = answer_budget(self.loaded.window, prompt, options.max_new_tokens)
         writer = StateWriter(self.vocab, self.source, kinds, expected)
-        drafter = Drafter(prompt, self.draft) if self.draft > 0 else None
         out: list[int] = []
         logprobs: dict[object, float] = {}
         generated = forced_count = 0
