@@ -58,6 +58,7 @@ def test_int8_weights_keep_the_models_choices() -> None:
     reference = exact(ids)
     small = quantize_int8(exact)
     assert isinstance(small.layers[0].qkv_proj, torch.ao.nn.quantized.dynamic.Linear)
+    assert type(small.layers[0].down_proj) is torch.nn.Linear  # kept float32
     confident = torch.softmax(reference, -1).amax(-1) > 0.9  # where float32 is sure
     assert int(confident.sum()) > 20
     agree = (small(ids).argmax(-1) == reference.argmax(-1))[confident].float().mean()
