@@ -10,20 +10,32 @@ All figures come from one run on one machine, so their ratios are comparable:
 * decoding speed: one forward pass for one token on a warm cache, as tokens per second, against
   the machine's bound for this model (bytes of weights read per token / memory bandwidth,
   bandwidth measured here with a large array copy);
-* peak resident memory of the process and the KV cache of one session.
+* peak resident memory of the process and the KV cache of one session;
+* ``--speed``: the decoding changes of the speed notes (``docs/speed.md``), each against what
+  came before, interleaved in rounds in one process so that a busy machine slows all alike:
+  milliseconds per forward pass (one token, and one token with eight drafted) of the readable
+  model on torch's default threads (as before) and on one thread, the decoding layout
+  (:mod:`~neural_debugger.model_backend.decoding_llama`) and its int8 weights, as tokens per
+  second against the bandwidth bound of their weights; and milliseconds per predicted state
+  (the prompt already in the cache, as in a session) for the engine as before (readable model,
+  default threads, no drafts) and with each change added, on a trajectory of the example
+  programs, with the forward passes each took and whether it wrote the same states.
 
 ``python -m neural_debugger.evaluation.bench_backend`` prints a table and writes
-``evaluation/results/backend_bench.json``.
+``evaluation/results/backend_bench.json``; ``--speed --model FOLDER --out PATH`` runs only the
+speed part on any model folder (a larger one with random weights measures speed alone).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import resource
 import statistics
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
@@ -31,9 +43,13 @@ import numpy as np
 import torch
 
 from neural_debugger.model_backend.backend import BackendError, DecodeOptions
-from neural_debugger.model_backend.local import LocalEngine, LocalSession
+from neural_debugger.model_backend.decoding_llama import DecodingLlama
+from neural_debugger.model_backend.draft import DRAFT_TOKENS
+from neural_debugger.model_backend.llama import load_pretrained
+from neural_debugger.model_backend.local import LoadedModel, LocalEngine, LocalSession
+from neural_debugger.model_backend.quantize import quantize_int8
 from neural_debugger.model_backend.session import DebugSession
-from neural_debugger.paths import REPOSITORY
+from neural_debugger.paths import REPOSITORY, default_model_dir
 from neural_debugger.protocol import Action, ActionKind
 from neural_debugger.tracer.program import load_program
 
@@ -183,17 +199,244 @@ def format_table(result: dict) -> str:
     )
 
 
+# ---- the speed changes, each against what came before ----------------------------------------
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way of running the engine: which model layout, weights, threads and drafts."""
+
+    name: str
+    model: str  # "readable" (llama.LlamaForCausalLM), "decoding", "int8" (decoding, int8)
+    threads: int  # 0: torch's default
+    draft: int
+
+
+SPEED_VARIANTS = [
+    Variant("before", "readable", 0, 0),
+    Variant("+one thread", "readable", 1, 0),
+    Variant("+drafts", "readable", 1, DRAFT_TOKENS),
+    Variant("+decoding layout", "decoding", 1, DRAFT_TOKENS),
+    Variant("+int8", "int8", 1, DRAFT_TOKENS),
+]
+
+
+def _models(folder: Path) -> dict[str, torch.nn.Module]:
+    readable = load_pretrained(folder)
+    return {
+        "readable": readable,
+        "decoding": DecodingLlama(readable).eval(),
+        "int8": quantize_int8(DecodingLlama(readable).eval()),
+    }
+
+
+def _weight_bytes(model: torch.nn.Module) -> int:
+    """Bytes of weights one token reads: the parameters and the packed int8 weights of
+    quantised layers, the embedding table counted only as the output projection reads it (a
+    lookup reads one row)."""
+    total = 0
+    for name, param in model.named_parameters():
+        total += 0 if "embed_tokens" in name else param.numel() * param.element_size()
+    for module in model.modules():
+        weight = getattr(module, "weight", None)
+        if callable(weight):  # a quantised linear layer: its packed int8 weight
+            packed = weight()
+            total += packed.numel() * packed.element_size()
+    head = getattr(model, "lm_head", None)
+    if isinstance(head, torch.nn.Linear) and not callable(head.weight):
+        total += head.weight.numel() * head.weight.element_size()
+    return total
+
+
+def forward_speed(models: dict[str, torch.nn.Module], rounds: int, bandwidth: float) -> dict:
+    """Milliseconds per forward pass of each variant, interleaved in ``rounds`` rounds."""
+    default_threads = torch.get_num_threads()
+    cases = {(v.model, v.threads) for v in SPEED_VARIANTS}
+    times: dict[str, list[float]] = {}
+    prompt = torch.tensor([[5] * 300])
+    with torch.no_grad():
+        caches = {}
+        for name, model in models.items():
+            caches[name] = model.new_cache(512)
+            model(prompt, caches[name], last_only=True)
+        for _ in range(rounds):
+            for name, threads in sorted(cases):
+                torch.set_num_threads(threads or default_threads)
+                for width in (1, 1 + DRAFT_TOKENS):
+                    ids = torch.tensor([[7] * width])
+                    model, cache = models[name], caches[name]
+                    model(ids, cache, keep=width)
+                    cache.truncate(300)
+                    start = time.perf_counter()
+                    for _ in range(10):
+                        model(ids, cache, keep=width)
+                        cache.truncate(300)
+                    key = f"{name}, {threads or default_threads} thread(s), {width} token(s)"
+                    times.setdefault(key, []).append((time.perf_counter() - start) * 100)
+    torch.set_num_threads(default_threads)
+    weights = {name: _weight_bytes(model) for name, model in models.items()}
+    result = {}
+    for key, values in times.items():
+        name = key.split(",")[0]
+        ms = statistics.median(values)
+        result[key] = {
+            "ms_median": ms,
+            "ms_min": min(values),
+            "tokens_per_s": 1000 / ms if key.endswith(" 1 token(s)") else None,
+            "bound_tokens_per_s": bandwidth / weights[name],
+            "weight_bytes": weights[name],
+        }
+    return result
+
+
+async def _trajectory(engine: LocalEngine, path: str, entry: str, steps: int) -> list:
+    """``steps`` (history, action) pairs of a greedy session on an example program."""
+    program = load_program(REPOSITORY / path, entry)
+    session = await DebugSession.open(program, engine)
+    items: list = []
+    while len(items) < steps and not session.finished:
+        action = Action(kind=ACTIONS[len(items) % len(ACTIONS)])
+        history = session.history
+        try:
+            await session.step(action)
+        except BackendError:
+            break
+        items.append((program.context, history, action))
+    return items
+
+
+def state_speed(folder: Path, models: dict[str, torch.nn.Module], steps: int, rounds: int) -> dict:
+    """Milliseconds per predicted state (the prompt already cached) of each variant."""
+    from neural_debugger.model_backend.local import load_model
+
+    loaded = load_model(folder.resolve(), "cpu", "none")
+    engine = LocalEngine(folder)
+    items = []
+    for path, entry in PROGRAMS:
+        items += anyio.run(_trajectory, engine, path, entry, steps)
+    default_threads = torch.get_num_threads()
+    times: dict[str, list[float]] = {v.name: [] for v in SPEED_VARIANTS}
+    calls: dict[str, int] = dict.fromkeys(times, 0)
+    states: dict[str, list] = {v.name: [] for v in SPEED_VARIANTS}
+    for round_ in range(rounds):
+        for code, history, action in items:
+            for variant in SPEED_VARIANTS:
+                model = models[variant.model]
+                session = LocalSession(
+                    LoadedModel(folder, model, loaded.vocab, loaded.window), code, variant.draft
+                )
+                session.threads = variant.threads or default_threads
+                options = DecodeOptions()
+                try:
+                    session.predict_now(history, action, options)  # the prompt into the cache
+                    start = time.perf_counter()
+                    prediction = session.predict_now(history, action, options)
+                except BackendError:
+                    continue
+                times[variant.name].append((time.perf_counter() - start) * 1000)
+                if round_ == 0:
+                    calls[variant.name] += prediction.model_calls
+                    states[variant.name].append(prediction.state)
+    torch.set_num_threads(default_threads)
+    before = states[SPEED_VARIANTS[0].name]
+    return {
+        "items": len(items),
+        "rounds": rounds,
+        "by_variant": {
+            v.name: {
+                "model": v.model,
+                "threads": v.threads or default_threads,
+                "draft": v.draft,
+                "ms_per_state_median": statistics.median(times[v.name]),
+                "ms_per_state_mean": statistics.fmean(times[v.name]),
+                "forward_passes": calls[v.name],
+                "same_states_as_before": sum(
+                    a == b for a, b in zip(states[v.name], before, strict=False)
+                ),
+            }
+            for v in SPEED_VARIANTS
+            if times[v.name]
+        },
+    }
+
+
+def run_speed(folder: Path, steps: int, rounds: int, states: bool) -> dict:
+    models = _models(folder)
+    bandwidth = _memory_bandwidth()
+    result = {
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, load average "
+        f"{os.getloadavg()[0]:.1f} at the start",
+        "model": str(
+            folder.relative_to(REPOSITORY) if folder.is_relative_to(REPOSITORY) else folder.name
+        ),
+        "parameters": sum(p.numel() for p in models["readable"].parameters()),
+        "memory_bandwidth_gb_s": bandwidth / 1e9,
+        "forward": forward_speed(models, rounds, bandwidth),
+    }
+    if states:
+        result["states"] = state_speed(folder, models, steps, max(1, rounds // 3))
+    result["load_average_after"] = os.getloadavg()[0]
+    return result
+
+
+def format_speed(result: dict) -> str:
+    lines = [
+        f"{result['model']} ({result['parameters'] / 1e6:.1f}M parameters; {result['machine']}; "
+        f"{result['memory_bandwidth_gb_s']:.1f} GB/s)",
+        "  forward pass (median ms; tokens/s against the bandwidth bound of its weights):",
+    ]
+    for key, row in result["forward"].items():
+        rate = row["tokens_per_s"]
+        lines.append(
+            f"    {key:<42} {row['ms_median']:7.2f} ms"
+            + (
+                f"  {rate:6.0f} tokens/s of {row['bound_tokens_per_s']:.0f} "
+                f"({rate / row['bound_tokens_per_s']:.0%})"
+                if rate
+                else ""
+            )
+        )
+    if "states" in result:
+        states = result["states"]
+        lines.append(
+            f"  per predicted state, {states['items']} states x {states['rounds']} round(s):"
+        )
+        for name, row in states["by_variant"].items():
+            lines.append(
+                f"    {name:<18} median {row['ms_per_state_median']:7.1f} ms, mean "
+                f"{row['ms_per_state_mean']:7.1f} ms, {row['forward_passes']} forward passes, "
+                f"same states {row['same_states_as_before']}/{states['items']}"
+            )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=30, help="steps per program")
     parser.add_argument(
-        "--out", type=Path, default=REPOSITORY / "evaluation" / "results" / "backend_bench.json"
+        "--speed", action="store_true", help="only the speed changes, each against the one before"
     )
+    parser.add_argument("--model", type=Path, default=default_model_dir(), help="with --speed")
+    parser.add_argument("--rounds", type=int, default=6, help="with --speed: interleaved rounds")
+    parser.add_argument(
+        "--no-states", action="store_true", help="with --speed: forward passes only"
+    )
+    parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    result = run(args.steps)
-    print(format_table(result))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    if args.speed:
+        result = run_speed(args.model.resolve(), args.steps, args.rounds, not args.no_states)
+        result["command"] = "python -m neural_debugger.evaluation.bench_backend --speed " + (
+            f"--model {args.model} --steps {args.steps} --rounds {args.rounds}"
+            + (" --no-states" if args.no_states else "")
+        )
+        print(format_speed(result))
+        out = args.out or REPOSITORY / "evaluation" / "results" / "backend_speed.json"
+    else:
+        result = run(args.steps)
+        print(format_table(result))
+        out = args.out or REPOSITORY / "evaluation" / "results" / "backend_bench.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
 
 
 if __name__ == "__main__":

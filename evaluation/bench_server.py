@@ -22,11 +22,21 @@ records the CPU count and the load average before and after.
 
 ``python -m neural_debugger.evaluation.bench_server [--steps N] [--sessions M] [--out PATH]``
 prints a table and writes ``evaluation/results/server_bench.json``.
+
+``--against-debugpy`` measures only ``next`` to the new stop's variables against debugpy, both in
+the same run: one DAP client (the cross-check's, :mod:`.dap_crosscheck`, which drives both
+adapters over stdio with the same requests) stops both at a breakpoint inside each example's
+function, clears it, then alternates one ``next`` on each adapter, each timed from sending
+``next`` to having the stop's variables (``stackTrace``, ``scopes``, ``variables``). ``ndb`` runs
+as configured by the environment (``NDB_QUANTIZE``, ``NDB_THREADS``) on ``--model``; each
+``--ndb-env NAME=VALUE`` adds one more ndb adapter with those settings to the same alternation.
+It writes ``evaluation/results/next_vs_debugpy.json``.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import itertools
 import json
@@ -62,6 +72,7 @@ ACTIONS = ["next", "next", "next", "stepIn"]  # mostly next, some stepIn, as an 
 ENTER = ["stepIn", "stepIn"]  # from the entry stop, through the <entry> wrapper into the function
 WAIT = 120.0  # seconds any one message may take, under load included
 START_WAIT = 60.0  # seconds for the server to say which port it listens on
+SERVER_RESULTS = REPOSITORY / "evaluation" / "results" / "server_bench.json"
 ALONE_CHECKS = 5  # local sessions re-run alone after the load, to compare their stops
 
 
@@ -513,17 +524,157 @@ def format_table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# ---- next against debugpy, in one run ------------------------------------------------------------
+
+
+def _breakpoint_line(path: Path) -> int:
+    """The first statement inside the program's first loop (a ``next`` from it stays busy)."""
+    tree = ast.parse(path.read_text())
+    loop = next(n for n in ast.walk(tree) if isinstance(n, ast.For))
+    return loop.body[0].lineno
+
+
+@contextlib.contextmanager
+def _environment(extra: dict[str, str]) -> Iterator[None]:
+    """``extra`` in the environment while an adapter process starts (it inherits it)."""
+    saved = {k: os.environ.get(k) for k in extra}
+    os.environ.update(extra)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+async def against_debugpy(
+    steps: int, model: Path | None, root: Path, variants: list[dict[str, str]]
+) -> dict[str, Any]:
+    """``next`` to the stop's variables on ndb (once per environment in ``variants``, the
+    first the one compared) and on debugpy, one adapter after the other, ``steps`` per adapter
+    and program (a run that ends is started again)."""
+    from .dap_crosscheck import DebugpySide, NdbSide, Prepared, runner_source
+
+    class ModelSide(NdbSide):
+        def launch_arguments(self) -> dict[str, Any]:
+            arguments = super().launch_arguments()
+            if model is not None:
+                arguments["model"] = str(model)
+            return arguments
+
+    def label(extra: dict[str, str]) -> str:
+        return " ".join(["ndb", *(f"{k}={v}" for k, v in extra.items())])
+
+    names = [label(extra) for extra in variants]
+    environments = {**dict(zip(names, variants, strict=True)), "debugpy": {}}
+    timings: dict[str, list[float]] = {name: [] for name in environments}
+    first: dict[str, list[float]] = {name: [] for name in environments}
+    for path, entry in PROGRAMS:
+        folder = root / path.stem
+        folder.mkdir(parents=True, exist_ok=True)
+        script = folder / "runner.py"
+        script.write_text(runner_source(path, entry))
+        prepared = Prepared(path.stem, path, entry, _breakpoint_line(path), script)
+        sides: dict[str, Any] = {
+            name: ModelSide(prepared, WAIT, folder / str(i), "local")
+            for i, name in enumerate(names)
+        }
+        sides["debugpy"] = DebugpySide(prepared, WAIT, folder)
+        for side in sides.values():
+            side.workdir.mkdir(parents=True, exist_ok=True)
+        try:
+            for name, side in sides.items():
+                start = time.perf_counter()
+                with _environment(environments[name]):
+                    await side.start()
+                first[name].append((time.perf_counter() - start) * 1000)
+                await side.set_breakpoints([])
+            for _ in range(steps):
+                for name, side in sides.items():
+                    if side.last is not None and side.last.exited:
+                        await side.close()
+                        side.last = None
+                        with _environment(environments[name]):
+                            await side.start()
+                        await side.set_breakpoints([])
+                    start = time.perf_counter()
+                    await side.act("next")
+                    timings[name].append((time.perf_counter() - start) * 1000)
+        finally:
+            for side in sides.values():
+                await side.close()
+    found = {name: summary(values) for name, values in timings.items()}
+    debugpy = found["debugpy"]["median"]
+    return {
+        "programs": [str(p.relative_to(REPOSITORY)) for p, _ in PROGRAMS],
+        "model": str(model) if model else "the shipped model",
+        "environment": {k: v for k, v in os.environ.items() if k.startswith("NDB_")},
+        "next_ms": found,
+        "ratio_of_medians": {n: found[n]["median"] / debugpy for n in names},
+        "launch_to_first_stop_ms": first,
+    }
+
+
+def format_against(result: dict[str, Any]) -> str:
+    lines = [
+        f"next to the stop's variables against debugpy, one run ({result['model']}; "
+        f"{result['machine']['cpus']} CPUs, load average "
+        f"{result['machine']['load_average'][0]:.1f} at the start)"
+    ]
+    for name, found in result["next_ms"].items():
+        ratio = result["ratio_of_medians"].get(name)
+        lines.append(
+            f"  {name:<28} median {found['median']:7.1f} ms  p95 {found['p95']:7.1f} ms  "
+            f"({found['count']} steps)" + (f"  ratio {ratio:.2f}" if ratio else "")
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=30, help="timed steps per example program")
+    parser.add_argument(
+        "--against-debugpy",
+        action="store_true",
+        help="only next to the stop's variables, ndb against debugpy in the same run",
+    )
+    parser.add_argument("--model", type=Path, default=None, help="with --against-debugpy")
+    parser.add_argument(
+        "--ndb-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE[,NAME=VALUE]",
+        help="with --against-debugpy: one more ndb adapter in the same run, with these "
+        "environment settings (e.g. NDB_QUANTIZE=int8); repeatable",
+    )
     parser.add_argument("--sessions", type=int, default=50, help="clients at once in the load")
     parser.add_argument("--load-steps", type=int, default=6, help="steps per backend per client")
-    parser.add_argument(
-        "--out", type=Path, default=REPOSITORY / "evaluation" / "results" / "server_bench.json"
-    )
+    parser.add_argument("--out", type=Path, default=SERVER_RESULTS)
     args = parser.parse_args()
-    result = run(args.steps, args.sessions, args.load_steps)
-    print(format_table(result))
+    if args.against_debugpy:
+        with tempfile.TemporaryDirectory(prefix="ndb-bench-") as folder:
+            result = {"machine": machine()}
+            variants = [{}] + [
+                dict(pair.split("=", 1) for pair in text.split(",")) for text in args.ndb_env
+            ]
+            result.update(
+                anyio.run(against_debugpy, args.steps, args.model, Path(folder), variants)
+            )
+        result["machine_after"] = machine()
+        result["command"] = (
+            "python -m neural_debugger.evaluation.bench_server --against-debugpy "
+            f"--steps {args.steps}"
+            + (f" --model {args.model}" if args.model else "")
+            + "".join(f" --ndb-env {text}" for text in args.ndb_env)
+        )
+        print(format_against(result))
+        if args.out == SERVER_RESULTS:
+            args.out = SERVER_RESULTS.with_name("next_vs_debugpy.json")
+    else:
+        result = run(args.steps, args.sessions, args.load_steps)
+        print(format_table(result))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
 

@@ -82,6 +82,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         default=None,
         help="only these actions, comma-separated (the same items as a run over all actions)",
     )
+    ns.add_argument(
+        "--quantize",
+        choices=["none", "int8"],
+        default=None,
+        help="the embedded engine's weights: int8 linear layers on the CPU, or none "
+        "(default: $NDB_QUANTIZE, else none; decoded by the embedded engine, as with "
+        "--constrained)",
+    )
     ns.set_defaults(run=run_next_state)
 
     hz = tasks.add_parser(
@@ -299,6 +307,7 @@ def run_next_state(args: argparse.Namespace) -> int:
         stepped=args.stepped,
         samples=args.samples,
         temperature=temperature,
+        quantize=args.quantize,
     )
     command = f"ndb eval next-state --model {args.model} --data {args.data}"
     command += f" --per-action {args.per_action}" + (f" --seed {args.seed}" if args.seed else "")
@@ -312,6 +321,7 @@ def run_next_state(args: argparse.Namespace) -> int:
         f" --samples {args.samples} --temperature {temperature:g}" if args.samples > 1 else ""
     )
     command += f" --actions {args.actions}" if args.actions else ""
+    command += f" --quantize {args.quantize}" if args.quantize else ""
     results["command"] = command + (f" --out {args.out}" if args.out else "")
     print(format_table(results))
     _write(results, args.out)

@@ -32,6 +32,7 @@ from neural_debugger.model_backend.generate import greedy_state
 from neural_debugger.model_backend.llama import load_pretrained
 from neural_debugger.model_backend.local import LoadedModel, LocalSession, load_model
 from neural_debugger.model_backend.prompt import RESERVE
+from neural_debugger.model_backend.quantize import quantize_setting
 from neural_debugger.model_backend.tokenizer import load_tokenizer
 from neural_debugger.protocol import (
     Action,
@@ -204,13 +205,15 @@ def predict_and_score(
     stepped: int = 0,
     samples: int = 1,
     temperature: float = 0.0,
+    quantize: str | None = None,
 ) -> list[dict[str, Any]]:
     """Each item's score (see :func:`score`); ``constrained``: decoded by the embedded engine
     under the grammar (what a debug session shows) instead of unconstrained greedy (the raw
     model), with steps back checked forwards over ``check`` candidates when above 1,
     breakpoints reached by up to ``stepped`` steps into (:func:`_stepped`) when above 0, and
-    the majority of ``samples`` states drawn at ``temperature`` kept when above 1."""
-    loaded = load_model(Path(model_dir).resolve(), device) if constrained else None
+    the majority of ``samples`` states drawn at ``temperature`` kept when above 1;
+    ``quantize``: the embedded engine's weights (``int8``, ``none``; default ``$NDB_QUANTIZE``)."""
+    loaded = load_model(Path(model_dir).resolve(), device, quantize) if constrained else None
     if loaded is None:
         model = load_pretrained(model_dir, device=device)
         tokenizer = load_tokenizer(model_dir)
@@ -279,6 +282,7 @@ def evaluate(
     stepped: int = 0,
     samples: int = 1,
     temperature: float = 0.0,
+    quantize: str | None = None,
 ) -> dict[str, Any]:
     """Exact match per action and per component, on held-out shards (see :func:`load_items`
     for ``origins`` and ``unseen``). ``long_sessions``: only predictions whose whole history
@@ -288,14 +292,15 @@ def evaluate(
     are reached as a debug session reaches them, by up to that many steps into, then one jump
     (:func:`_stepped`). ``samples`` > 1 (constrained): the majority of that many states drawn
     at ``temperature``, the paper's vote. ``actions``: only these (the same items as a run over
-    all actions)."""
+    all actions). ``quantize`` (constrained): ``int8`` weights for the embedded engine."""
     beyond = outgrows_window(model_dir) if long_sessions else None
     items = load_items(data_dir, per_action, seed, prompt_limit(model_dir), origins, unseen, beyond)
     if actions is not None:
         items = [item for item in items if item.action in actions]
     constrained = constrained or long_sessions or check > 1 or stepped > 0 or samples > 1
+    constrained = constrained or quantize not in (None, "none")
     scores = predict_and_score(
-        items, model_dir, device, constrained, check, stepped, samples, temperature
+        items, model_dir, device, constrained, check, stepped, samples, temperature, quantize
     )
     decoding = "constrained (embedded engine)" if constrained else "unconstrained greedy"
     if check > 1:
@@ -304,6 +309,8 @@ def evaluate(
         decoding += f", breakpoints stepped (up to {stepped} steps into, then one jump)"
     if samples > 1:
         decoding += f", majority of {samples} samples at temperature {temperature:g}"
+    if constrained and quantize_setting(quantize) != "none":
+        decoding += f", {quantize_setting(quantize)} weights"
     by_action: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for item, result in zip(items, scores, strict=True):
         by_action[item.action].append(result)

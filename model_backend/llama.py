@@ -243,31 +243,39 @@ class LlamaForCausalLM(nn.Module):
         return self._rope
 
     def forward(
-        self, input_ids: torch.Tensor, cache: KVCache | None = None, last_only: bool = False
+        self,
+        input_ids: torch.Tensor,
+        cache: KVCache | None = None,
+        last_only: bool = False,
+        keep: int | None = None,
     ) -> torch.Tensor:
         """Logits for every position of ``input_ids`` (appended to ``cache`` when given).
 
         ``last_only``: the last position's logits alone (decoding needs no more; a long prompt
-        then skips most of the output projection).
+        then skips most of the output projection). ``keep``: the last ``keep`` positions' logits
+        (a decoder checking drafted tokens needs one row per drafted token and one after them).
         """
+        if last_only:
+            keep = 1
         length = input_ids.shape[1]
         start = cache.length if cache is not None else 0
         if start + length > (cache.capacity if cache is not None else 1 << 30):
             raise ValueError(f"the cache holds {cache.capacity} positions; {start + length} needed")
         cos, sin = self._rope_for(start + length, input_ids.device)
-        cos = cos[start : start + length].to(self.lm_head.weight.dtype)
-        sin = sin[start : start + length].to(self.lm_head.weight.dtype)
+        dtype = self.model.embed_tokens.weight.dtype  # (not lm_head's: it may be quantised)
+        cos = cos[start : start + length].to(dtype)
+        sin = sin[start : start + length].to(dtype)
         x = self.model.embed_tokens(input_ids)
         for i, layer in enumerate(self.model.layers):
             x = layer(x, cos, sin, cache, i)
         if cache is not None:
             cache.length += length
-        if last_only:
-            x = x[:, -1:]
+        if keep is not None:
+            x = x[:, -keep:]
         return self.lm_head(self.model.norm(x))
 
     def new_cache(self, capacity: int | None = None) -> KVCache:
-        param = self.lm_head.weight
+        param = self.model.embed_tokens.weight
         return KVCache(
             self.config, capacity or self.config.max_position_embeddings, param.device, param.dtype
         )

@@ -5,7 +5,9 @@ cache to the new prompt by keeping the longest common prefix (a step forward kee
 step back or an edited value keeps everything before the change) and feeding only the rest, so a
 step costs the new action and state tokens, never a re-encoding of the code and history. Then one
 state is decoded under the grammar of :mod:`.grammar`: forced tokens are fed together with the next
-chosen one, so they cost no decoding step.
+chosen one, so they cost no decoding step, and each forward pass also checks a few drafted tokens
+(:mod:`.draft`): where the model chooses the drafted token, the next choice needs no forward pass
+of its own. Drafts change the cost, never the tokens chosen.
 
 When a long session outgrows the model's window, :class:`.prompt.PromptBuilder` drops the
 oldest states in one jump that leaves room for many more steps, so re-encoding happens rarely.
@@ -15,8 +17,10 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import random
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -38,13 +42,37 @@ from .backend import (
     majority,
     written_prediction,
 )
+from .decoding_llama import DecodingLlama
+from .draft import DRAFT_TOKENS, Drafter
 from .flow import Expected
 from .forward_check import ForwardScorer, forward_view
 from .grammar import FORWARD_KINDS, INVERSE_KINDS, SourceLines, StateWriter
 from .llama import TOKENIZER_FINGERPRINT, load_pretrained
 from .prompt import PromptBuilder, answer_budget
+from .quantize import quantize_int8, quantize_setting
 from .tokenizer import load_tokenizer, tokenizer_fingerprint
 from .vocab import Vocab
+
+THREADS_ENV = "NDB_THREADS"
+
+
+def decode_threads() -> int:
+    """Torch threads a prediction runs on: ``$NDB_THREADS``, else one.
+
+    Why one: a forward pass of a model this small is a few hundred tiny operations, and each
+    spread over several threads pays a fork and a join; on a machine whose cores are busy with
+    anything else (an editor, a language server, other processes) every join waits for the
+    slowest thread, so one thread is both faster and steadier (measured in the speed notes of
+    the docs).
+    """
+    value = os.environ.get(THREADS_ENV, "1")
+    try:
+        threads = int(value)
+    except ValueError:
+        threads = 0
+    if threads < 1:
+        raise BackendError(f"{THREADS_ENV}={value!r}: give a number of threads, 1 or more")
+    return threads
 
 
 class Cancelled(Exception):
@@ -65,15 +93,30 @@ class LoadedModel:
         return next(self.model.parameters()).device
 
 
+def load_model(folder: Path, device: str | None = None, quantize: str | None = None) -> LoadedModel:
+    """Load and check a model folder; every problem becomes one :class:`ModelFolderError`.
+
+    ``quantize``: ``"int8"`` for int8 linear layers on the CPU (:mod:`.quantize`), ``"none"``;
+    left out, ``$NDB_QUANTIZE`` decides (default none).
+    """
+    try:
+        chosen = quantize_setting(quantize)
+    except ValueError as err:
+        raise ModelFolderError(str(err)) from None
+    return _load_model(Path(folder), device, chosen)
+
+
 @functools.lru_cache(maxsize=4)
-def load_model(folder: Path, device: str | None = None) -> LoadedModel:
-    """Load and check a model folder; every problem becomes one :class:`ModelFolderError`."""
-    folder = Path(folder)
+def _load_model(folder: Path, device: str | None, quantize: str) -> LoadedModel:
     if not folder.is_dir():
         raise ModelFolderError(f"model folder {folder} does not exist")
+    if quantize == "int8":
+        device = device or "cpu"
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     try:
-        model = load_pretrained(folder, device=device)
+        model = DecodingLlama(load_pretrained(folder, device=device)).eval()
+        if quantize == "int8":
+            model = quantize_int8(model)
         tokenizer = load_tokenizer(folder)
         vocab = Vocab(tokenizer)
     except (OSError, ValueError) as err:
@@ -98,8 +141,11 @@ class LocalEngine:
 
     name = "local"
 
-    def __init__(self, model_dir: Path | None = None, device: str | None = None) -> None:
-        self.loaded = load_model(Path(model_dir or default_model_dir()).resolve(), device)
+    def __init__(
+        self, model_dir: Path | None = None, device: str | None = None, quantize: str | None = None
+    ) -> None:
+        folder = Path(model_dir or default_model_dir()).resolve()
+        self.loaded = load_model(folder, device, quantize)
 
     async def open(self, program: Program, *, inverse: bool = False) -> LocalSession:
         code = program.function_context if inverse else program.context
@@ -112,8 +158,12 @@ class LocalEngine:
 class LocalSession:
     """One debug session's KV cache over the embedded model."""
 
-    def __init__(self, loaded: LoadedModel, code: str) -> None:
+    def __init__(self, loaded: LoadedModel, code: str, draft: int = DRAFT_TOKENS) -> None:
+        """``draft``: tokens drafted per forward pass (0: none; the states decoded are the same,
+        only the number of forward passes changes)."""
         self.loaded = loaded
+        self.draft = draft
+        self.threads = decode_threads()
         self.vocab = loaded.vocab
         self.code = code
         self.source = SourceLines(code.split("\n"), loaded.vocab)
@@ -121,7 +171,9 @@ class LocalSession:
         self.ids: list[int] = []  # the tokens whose keys and values the cache holds
         self._lock = threading.Lock()
         self.prompts = PromptBuilder(loaded.vocab, code, loaded.window)
-        self.stats = {"fed": 0, "reencoded": 0}
+        self.stats = {"fed": 0, "reencoded": 0, "drafted": 0}
+        # logits after the cache's first n tokens, for the n past the prompt being decoded after
+        self._rows: dict[int, torch.Tensor] = {}
         self._forward: ForwardScorer | None = None  # made on the first checked step back
 
     # ---- the interface ---------------------------------------------------------------
@@ -145,6 +197,7 @@ class LocalSession:
             self.ids = []
             self.cache.keys, self.cache.values = [], []
             self.cache.capacity = self.cache.length = 0
+            self._rows.clear()
             self._forward = None
 
     # ---- the work (in a worker thread) --------------------------------------------------
@@ -160,6 +213,7 @@ class LocalSession:
         with self._lock:
             if self.cache.capacity == 0:
                 raise BackendError("this session is closed")
+            torch.set_num_threads(self.threads)  # this worker thread's parallel regions
             prompt = self.prompt_ids(history, action, options.max_new_tokens)
             kinds = INVERSE_KINDS if action.kind.is_inverse else FORWARD_KINDS
             seed = options.seed if options.seed is not None else random.randrange(1 << 31)
@@ -231,8 +285,9 @@ class LocalSession:
     def prompt_ids(self, history: History, action: Action, budget: int) -> list[int]:
         return self.prompts.ids(history, action, budget)
 
-    def _sync(self, prompt: list[int]) -> torch.Tensor:
-        """Bring the cache to ``prompt``; the logits after its last token."""
+    def _sync(self, prompt: list[int], drafter: Drafter | None = None) -> torch.Tensor:
+        """Bring the cache to ``prompt`` (and a draft of what follows); the logits after its last
+        token."""
         keep = 0
         limit = min(len(self.ids), len(prompt) - 1)
         while keep < limit and self.ids[keep] == prompt[keep]:
@@ -240,18 +295,47 @@ class LocalSession:
         if keep < len(self.ids):
             self.stats["reencoded"] += 1 if keep <= self.prompts.header_length else 0
             self._truncate(keep)
-        return self._feed(prompt[keep:])
+        self._rows.clear()
+        room = self.cache.capacity - len(prompt)
+        draft = drafter.propose([], room) if drafter is not None and room > 0 else []
+        return self._feed(prompt[keep:], draft)
 
     def _truncate(self, length: int) -> None:
         self.cache.truncate(length)
         del self.ids[length:]
+        for n in [n for n in self._rows if n > length]:
+            del self._rows[n]
 
-    def _feed(self, ids: list[int]) -> torch.Tensor:
-        tensor = torch.tensor([ids], device=self.loaded.device)
-        logits = self.loaded.model(tensor, self.cache, last_only=True)[0, -1]
+    def _feed(self, ids: list[int], draft: Sequence[int] = ()) -> torch.Tensor:
+        """Append ``ids`` and then ``draft`` to the cache in one forward pass; the logits after
+        ``ids`` (those after each drafted token are kept in ``_rows``)."""
+        tensor = torch.tensor([ids + list(draft)], device=self.loaded.device)
+        start = len(self.ids) + len(ids)
+        rows = self.loaded.model(tensor, self.cache, keep=len(draft) + 1)[0].float()
         self.ids += ids
+        self.ids += draft
         self.stats["fed"] += len(ids)
-        return logits.float()
+        self.stats["drafted"] += len(draft)
+        for i in range(len(draft) + 1):
+            self._rows[start + i] = rows[i]
+        return rows[0]
+
+    def _logits_after(self, written: list[int], base: int, drafter: Drafter | None) -> bool:
+        """Make the logits after ``prompt + written`` ready in ``_rows``; whether that took a
+        forward pass (none when an earlier pass drafted exactly ``written``)."""
+        held = len(self.ids) - base
+        common = 0
+        while common < min(held, len(written)) and self.ids[base + common] == written[common]:
+            common += 1
+        if common == len(written):
+            if base + common in self._rows:
+                return False
+            common -= 1  # the cache holds it inside a chunk fed at once: feed its last token again
+        self._truncate(base + common)
+        room = self.cache.capacity - len(self.ids) - (len(written) - common)
+        draft = drafter.propose(written, room) if drafter is not None and room > 0 else []
+        self._feed(written[common:], draft)
+        return True
 
     def _decode(
         self,
@@ -262,12 +346,12 @@ class LocalSession:
         generator: torch.Generator,
         cancel: threading.Event | None,
     ) -> Prediction:
-        logits = self._sync(prompt)
+        drafter = Drafter(prompt, self.draft) if self.draft > 0 else None
+        self._sync(prompt, drafter)
         base = len(prompt)
         budget = answer_budget(self.loaded.window, prompt, options.max_new_tokens)
         writer = StateWriter(self.vocab, self.source, kinds, expected)
         out: list[int] = []
-        pending: list[int] = []
         logprobs: dict[object, float] = {}
         generated = forced_count = 0
         calls = 1
@@ -275,27 +359,20 @@ class LocalSession:
             if cancel is not None and cancel.is_set():
                 raise Cancelled
             forced = writer.forced()
-            if forced is not None:
+            if forced is not None:  # fed with the next chosen token (or drafted before it)
                 if forced.drop:
                     del out[len(out) - forced.drop :]
-                    if len(self.ids) > base + len(out):
-                        self._truncate(base + len(out))
-                    pending = out[len(self.ids) - base :]
                 writer.take_forced(forced)
                 out += forced.ids
-                pending += forced.ids
                 forced_count += len(forced.ids)
             else:
-                if pending:
-                    logits = self._feed(pending)
-                    pending = []
-                    calls += 1
+                calls += self._logits_after(out, base, drafter)
+                logits = self._rows[base + len(out)]
                 token = self._choose(logits, writer, options, generator)
                 logprob = float(torch.log_softmax(logits, -1)[token])
                 for part in writer.advance(token):
                     logprobs[part] = logprobs.get(part, 0.0) + logprob
                 out.append(token)
-                pending.append(token)
                 generated += 1
             if len(out) > budget:
                 raise budget_exceeded(budget, self.vocab.text(out))

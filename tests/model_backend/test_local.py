@@ -17,6 +17,7 @@ from neural_debugger.model_backend.backend import (
     History,
     ModelFolderError,
 )
+from neural_debugger.model_backend.draft import DRAFT_TOKENS
 from neural_debugger.model_backend.llama import (
     TOKENIZER_FINGERPRINT,
     LlamaForCausalLM,
@@ -79,6 +80,42 @@ async def test_constraints_force_tokens_and_report_confidence() -> None:
     confidence = stop.confidence
     assert 0 < confidence.event <= 1 and 0 < confidence.overall <= confidence.event
     assert set(confidence.values) == set(stop.state.locals or {})
+
+
+async def test_drafted_tokens_change_the_forward_passes_never_the_states() -> None:
+    """The same states decoded with drafts (each forward pass also checks drafted tokens) and
+    without (one forward pass per chosen token), greedy and sampled, on the shipped model."""
+    engine = LocalEngine()
+    session = await DebugSession.open(PROGRAM, engine)
+    await _walk(session, 10)
+    assert len(session.stops) > 5
+    calls = {0: 0, DRAFT_TOKENS: 0}
+    for i in range(1, len(session.stops)):
+        history = History(
+            PROGRAM.context, tuple(session.states[:i]), tuple(session.actions[: i - 1])
+        )
+        action = session.actions[i - 1]
+        made = {}
+        for draft in calls:
+            prediction = LocalSession(engine.loaded, PROGRAM.context, draft=draft).predict_now(
+                history, action, DecodeOptions()
+            )
+            calls[draft] += prediction.model_calls
+            made[draft] = prediction
+        plain, drafted = made[0], made[DRAFT_TOKENS]
+        assert drafted.state == plain.state == session.stops[i].state
+        assert (drafted.generated, drafted.forced) == (plain.generated, plain.forced)
+        assert drafted.confidence.overall == pytest.approx(plain.confidence.overall, rel=1e-3)
+    assert calls[DRAFT_TOKENS] < 0.8 * calls[0]
+    history = History(PROGRAM.context, (first_state(PROGRAM),), ())
+    sampled = DecodeOptions(temperature=1.0, seed=11)
+    states = [
+        LocalSession(engine.loaded, PROGRAM.context, draft=d).predict_now(
+            history, STEP_INTO, sampled
+        )
+        for d in (0, DRAFT_TOKENS)
+    ]
+    assert states[0].state == states[1].state
 
 
 async def test_step_back_and_edits_reuse_the_cached_prefix() -> None:
