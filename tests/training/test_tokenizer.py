@@ -81,7 +81,7 @@ def test_no_token_spans_a_quote_or_punctuation(value: Tokenizer, bpe: Tokenizer)
 
 def test_strings_split_into_short_pieces(value: Tokenizer) -> None:
     assert all(len(piece) <= VALUE_MAX_PIECE for piece in pieces(value))
-    ids = value.encode('"\'abracadabra_magic\'"', add_special_tokens=False).ids
+    ids = value.encode("\"'abracadabra_magic'\"", add_special_tokens=False).ids
     assert len(ids) >= 2 + 2 + 3  # quotes alone, then pieces of the word
     vocab = Vocab(value)
     assert vocab.text(ids) == "\"'abracadabra_magic'\""

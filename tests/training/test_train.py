@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from neural_debugger.evaluation.next_state import load_items, score
+from neural_debugger.evaluation.next_state import load_items, predict_and_score, score
 from neural_debugger.model_backend.generate import greedy_state
 from neural_debugger.model_backend.llama import load_pretrained
 from neural_debugger.model_backend.tokenizer import PAD, load_tokenizer
@@ -19,6 +19,7 @@ from neural_debugger.protocol.tokens import ALL_SPECIAL_TOKENS
 from neural_debugger.training.data import DataSpec, generate_data
 from neural_debugger.training.model_card import render
 from neural_debugger.training.shards import read_shards
+from neural_debugger.training.tokenizer import tokenizer_kind
 from neural_debugger.training.train import (
     RunState,
     batch_seed,
@@ -107,8 +108,12 @@ def test_each_stage_and_step_draws_its_own_batches() -> None:
 
 def test_a_briefly_trained_model_writes_parseable_states(data: Path, tmp_path: Path) -> None:
     config = config_by_name("tiny", max_steps=400, eval_every=400, lr=5e-3)
-    train(config, data / "train", data / "heldout", tmp_path, log=lambda _: None)
+    assert config.tokenizer == "value"  # new models take the value tokenizer
+    state = train(config, data / "train", data / "heldout", tmp_path, log=lambda _: None)
     model, tokenizer = load_pretrained(tmp_path), load_tokenizer(tmp_path)
+    assert tokenizer_kind(tokenizer) == "value"
+    assert json.loads((tmp_path / "run.json").read_text())["config"]["tokenizer"] == "value"
+    assert state.history[-1]["val_loss"] < state.history[0]["train_loss"]
     items = load_items(data / "heldout", 3, 0, 900)
     parsed = [
         score(greedy_state(model, tokenizer, item.prompt, 96), item.target)["parsed"]
@@ -116,6 +121,12 @@ def test_a_briefly_trained_model_writes_parseable_states(data: Path, tmp_path: P
     ]
     # an untrained model writes no parseable state; 400 tiny steps already write some
     assert sum(parsed) >= 3, parsed
+    # the grammar's constrained decoder reads the value tokenizer's vocabulary: every state it
+    # writes parses, and some of them are right
+    some = items[:: max(1, len(items) // 12)]
+    constrained = predict_and_score(some, tmp_path, constrained=True)
+    assert all(result["parsed"] for result in constrained), constrained
+    assert any(result["event"] for result in constrained)
 
 
 def test_packing_in_parallel_keeps_every_document_and_target(data: Path) -> None:
