@@ -44,8 +44,8 @@
 #     the carried data's exclude/ shards name programs it must leave out (held-out, evaluation))
 #   WORK=/tmp/ndb   OUT=$OUT (the folder that comes back; model files go to $OUT/model)
 #   KIT=.carry   PYTHON=python3 (trains)   DATA_PYTHON (makes data; default: the kit's Python)
-#   STAGE_SECONDS=0 (>0: the whole command ends within that many seconds: the trainer is
-#     stopped in time for the newest checkpoint to be collected)
+#   STAGE_SECONDS=0 (>0, `run` only: the whole command ends within that many seconds: the
+#     trainer is stopped in time for the newest checkpoint to be collected)
 #   ABLATION_STEPS=0 (>0: instead of one model, the tokenizer ablation: two new models of
 #     CONFIG, bpe and value tokenizer, that many steps each, measured on the held-out shards,
 #     ABLATION_ITEMS=30 per action; $OUT/ablation.json comes back, no weights)
@@ -188,8 +188,9 @@ job() {
         gen=$!
     fi
     local limit=()
-    if [ "$STAGE_SECONDS" -gt 0 ]; then
-        # what is left of the stage, less a minute to stop, collect and hand back
+    if [ "$STAGE_SECONDS" -gt 0 ] && [ "$MODE" = run ]; then
+        # what is left of the stage, less a minute to stop, collect and hand back (`run` only:
+        # a detached trainer, `start`, outlives one command by design)
         local left=$((STAGE_SECONDS - ($(date +%s) - STARTED) - 60))
         [ "$left" -gt 30 ] || left=30
         limit=(timeout --kill-after=20 "$left")
