@@ -249,7 +249,7 @@ $(VLLM_STAMP):
 # what came back with `make gpu-stage-eval RETURNED=<the returned folder>` before committing it.
 # STAGE_RESUME= (empty) starts a new model of STAGE_CONFIG's shape with a value tokenizer
 # trained here on DATA_KIT. STAGE_MIX: whatever `ndb data --mix` takes.
-STAGE_CONFIG ?= gpu-21m
+STAGE_CONFIG ?= gpu-small
 STAGE_RESUME ?= models/ndb-small
 STAGE_DATA ?= stream
 STAGE_MINUTES ?= 6

@@ -19,6 +19,7 @@ A lent GPU session has 15 device minutes in all, start-up included, and one comm
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 import time
@@ -142,6 +143,15 @@ def prepare(args: argparse.Namespace) -> int:
             )
             return 2
         stage = len(earlier_stages(resume)) + 1
+        shape = json.loads((resume / "config.json").read_text())
+        if (shape["hidden_size"], shape["num_hidden_layers"]) != (
+            config.hidden_size,
+            config.num_hidden_layers,
+        ):
+            print(
+                f"gpu-stage: note: {args.resume} keeps its shape (hidden {shape['hidden_size']}, "
+                f"{shape['num_hidden_layers']} layers); {config.name} gives batch and schedule"
+            )
         settings["RESUME"] = relative(resume, root)
         lr = args.lr or config.lr / 2  # a continued stage warms up again to a lower peak
     else:
@@ -204,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kit", type=Path, default=Path(".carry"), help="the carried folder")
     commands = parser.add_subparsers(dest="command", required=True)
     prep = commands.add_parser("prepare", help="write stage.env (and a new tokenizer), size it")
-    prep.add_argument("--config", default="gpu-21m", help=", ".join(CONFIGS))
+    prep.add_argument("--config", default="gpu-small", help=", ".join(CONFIGS))
     prep.add_argument("--resume", type=Path, default=None, help="model folder to continue")
     prep.add_argument(
         "--tokenizer-data", type=Path, nargs="*", default=[], help="shards for a new tokenizer"
