@@ -268,7 +268,11 @@ case "$MODE" in
     run)
         install
         prepare_data
-        stamp "train: config $CONFIG from ${RESUME:-scratch} for $MINUTES min on $DEVICE"
+        if [ "$ABLATION_STEPS" -gt 0 ]; then
+            stamp "ablation: two $CONFIG models (bpe, value), $ABLATION_STEPS steps each"
+        else
+            stamp "train: config $CONFIG from ${RESUME:-scratch} for $MINUTES min on $DEVICE"
+        fi
         rm -f "$WORK/train.rc"
         job
         cat "$WORK/train.log"

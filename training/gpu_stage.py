@@ -83,7 +83,7 @@ def shards_of(config_name: str) -> int:
     return -(-2 * parameters // SHARD_BYTES)
 
 
-def train_stage_tokenizer(data: list[Path], out: Path, block_size: int) -> int:
+def train_stage_tokenizer(data: list[Path], out: Path, block_size: int, vocab_size: int) -> int:
     """A new model's value tokenizer from the first trajectories of ``data``; its size."""
     texts: list[str] = []
     for folder in data:
@@ -91,7 +91,7 @@ def train_stage_tokenizer(data: list[Path], out: Path, block_size: int) -> int:
             texts.append(record["text"])
             if len(texts) >= TOKENIZER_DOCUMENTS:
                 break
-    tokenizer = train_tokenizer(texts, CONFIGS["gpu-small"].vocab_size, DEFAULT_KIND)
+    tokenizer = train_tokenizer(texts, vocab_size, DEFAULT_KIND)
     save_tokenizer(tokenizer, out, block_size)
     return tokenizer.get_vocab_size()
 
@@ -158,7 +158,9 @@ def prepare(args: argparse.Namespace) -> int:
         if not args.tokenizer_data:
             print("gpu-stage: error: a new model (no --resume) needs --tokenizer-data")
             return 2
-        size = train_stage_tokenizer(args.tokenizer_data, kit / "tokenizer", config.block_size)
+        size = train_stage_tokenizer(
+            args.tokenizer_data, kit / "tokenizer", config.block_size, config.vocab_size
+        )
         print(f"gpu-stage: a new {DEFAULT_KIND} tokenizer ({size} entries) in {kit / 'tokenizer'}")
         settings["RESUME"] = ""
         settings["TOKENIZER"] = relative(kit / "tokenizer", root)
