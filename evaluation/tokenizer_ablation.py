@@ -91,6 +91,9 @@ def run_ablation(
                 "results": results["results"],
             }
         report["models"][kind] = entry
+        # written after each model: a run stopped by its time limit keeps what it measured
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "ablation.json").write_text(json.dumps(report, indent=2) + "\n")
     return report
 
 
