@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -96,6 +97,18 @@ def train_stage_tokenizer(data: list[Path], out: Path, block_size: int, vocab_si
     return tokenizer.get_vocab_size()
 
 
+def travels(path: Path, root: Path, kit: Path) -> bool:
+    """Whether a folder goes with a ``device run`` call: in the kit, or in the repository and
+    not ignored by git."""
+    path = path.resolve()
+    if path.is_relative_to(kit.resolve()):
+        return True
+    if not path.is_relative_to(root):
+        return False
+    ignored = subprocess.run(["git", "check-ignore", "-q", str(path)], cwd=root, check=False)
+    return ignored.returncode != 0
+
+
 def relative(path: Path, root: Path) -> str:
     """``path`` as ``device_run.sh`` finds it from the repository root (absolute if outside)."""
     return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
@@ -142,7 +155,14 @@ def prepare(args: argparse.Namespace) -> int:
                 "tokenizer.json)"
             )
             return 2
+        if not travels(resume, root, kit):
+            print(
+                f"gpu-stage: error: {args.resume} would not travel (outside the repository, "
+                "or ignored by git): commit it under models/ or put it in the kit"
+            )
+            return 2
         stage = len(earlier_stages(resume)) + 1
+        shutil.rmtree(kit / "tokenizer", ignore_errors=True)  # a new model's, from before
         shape = json.loads((resume / "config.json").read_text())
         if (shape["hidden_size"], shape["num_hidden_layers"]) != (
             config.hidden_size,
@@ -179,7 +199,8 @@ def prepare(args: argparse.Namespace) -> int:
         "PACK_WORKERS": "8",
     }
     (kit / "stage.env").write_text(stage_env(settings))
-    shards = shards_of(config.name) if not args.resume else None
+    shards = len(list(resume.glob("model*.safetensors"))) if args.resume else None
+    shards = shards or shards_of(config.name)
     sizes = travelling_sizes(root, kit)
     print(f"gpu-stage: stage {stage}, settings in {kit / 'stage.env'}:")
     for key, value in settings.items():

@@ -120,7 +120,14 @@ def test_a_stage_over_the_carry_limit_is_refused(tmp_path: Path, capsys) -> None
     assert prepare(kit, "--resume", str(SHIPPED)) == 3
     said = capsys.readouterr().out
     assert "over the 64.0 MiB limit" in said and "travelling: " in said
-    assert prepare(kit, "--resume", str(tmp_path)) == 2
+    assert prepare(kit, "--resume", str(tmp_path)) == 2  # not a model folder
+    elsewhere = tmp_path / "elsewhere"  # a model folder that would stay behind
+    elsewhere.mkdir()
+    for name in ("config.json", "tokenizer.json"):
+        shutil.copy(SHIPPED / name, elsewhere / name)
+    capsys.readouterr()
+    assert prepare(kit, "--resume", str(elsewhere)) == 2
+    assert "would not travel" in capsys.readouterr().out
     empty = tmp_path / "empty"
     empty.mkdir()
     assert prepare(empty, "--resume", str(SHIPPED)) == 2
