@@ -237,3 +237,28 @@ heldout-drills: $(STAMP)
 heldout-packages: $(STAMP)
 	$(BIN)/ndb data --out $(DATA)/heldout-packages --programs 300 --seed 900004 \
 		--mix library=1 --functions heldout
+
+# One GPU training stage (docs/training.md): `make gpu-stage` builds the kit here (the data made
+# there while the GPU trains, or STAGE_DATA=carried: shards made here), writes .carry/stage.env
+# and sizes what travels; then send `bash training/device_run.sh run` carrying .carry, and check
+# what came back with `make gpu-stage-eval RETURNED=<the returned folder>` before committing it.
+# STAGE_RESUME= (empty) starts a new model of STAGE_CONFIG's shape with a value tokenizer
+# trained here on DATA_KIT. STAGE_MIX: whatever `ndb data --mix` takes.
+STAGE_CONFIG ?= gpu-small
+STAGE_RESUME ?= models/ndb-small
+STAGE_DATA ?= stream
+STAGE_MINUTES ?= 6
+STAGE_MIX ?= $(MIX)
+STAGE_OUT ?= runs/stage
+RETURNED ?=
+.PHONY: gpu-stage gpu-stage-eval tokenizer-ablation
+gpu-stage: $(STAMP)
+	$(MAKE) $(if $(filter carried,$(STAGE_DATA)),device-data-kit,device-stream-kit)
+	$(BIN)/python -m neural_debugger.training.gpu_stage prepare --config $(STAGE_CONFIG) \
+		--resume "$(STAGE_RESUME)" --minutes $(STAGE_MINUTES) --mix "$(STAGE_MIX)" \
+		--tokenizer-data $(DATA_KIT)
+
+gpu-stage-eval: $(STAMP)
+	@test -n "$(RETURNED)" || { echo "set RETURNED to the folder the stage brought back"; exit 2; }
+	$(BIN)/python -m neural_debugger.evaluation.stage_check $(RETURNED) --data $(DATA)/heldout \
+		--out $(STAGE_OUT)

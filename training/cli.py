@@ -89,7 +89,11 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
         description="Train a Llama-architecture model from scratch (or resume) and write an "
         "HF-format model folder: config.json, bf16 safetensors shards, tokenizer.json.",
     )
-    train.add_argument("--config", default="tiny", help="tiny, small, gpu-small or gpu-base")
+    train.add_argument(
+        "--config",
+        default="tiny",
+        help="tiny, small (CPU); gpu-small, gpu-17m, gpu-21m, gpu-25m, gpu-base (GPU)",
+    )
     train.add_argument(
         "--data", required=True, type=Path, help="folder with train/ and heldout/ shards"
     )
@@ -114,6 +118,25 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
         type=Path,
         default=None,
         help="model folder whose tokenizer a new model takes (default: train one on the data)",
+    )
+    train.add_argument(
+        "--tokenizer-kind",
+        choices=["value", "bpe"],
+        default=None,
+        help="the tokenizer a new model trains (default value: digits one by one, punctuation "
+        "alone, short pieces; bpe: the shipped model's kind); a resumed model keeps its own",
+    )
+    train.add_argument(
+        "--schedule",
+        choices=["wsd", "cosine"],
+        default=None,
+        help="learning-rate schedule after warmup (default: the config's; wsd for gpu-*)",
+    )
+    train.add_argument(
+        "--decay",
+        type=float,
+        default=None,
+        help="wsd: share of the run spent decaying to zero (default 0.2; 0: stay at the peak)",
     )
     train.add_argument(
         "--workers", type=int, default=1, help="processes that tokenize and pack the data"
@@ -212,7 +235,18 @@ def stats_json_benchmarks(out: Path) -> dict[str, int]:
 def run_train(args: argparse.Namespace) -> int:
     from .train import config_by_name, train
 
-    config = config_by_name(args.config, max_steps=args.steps, lr=args.lr)
+    try:
+        config = config_by_name(
+            args.config,
+            max_steps=args.steps,
+            lr=args.lr,
+            tokenizer=args.tokenizer_kind,
+            schedule=args.schedule,
+            decay_fraction=args.decay,
+        )
+    except ValueError as err:
+        print(f"ndb train: error: {err}")
+        return 2
     train(
         config,
         args.data / "train",

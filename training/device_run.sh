@@ -9,6 +9,8 @@
 # up to ~25 minutes, and each call brings back the newest checkpoint in case the next never
 # comes.
 #
+#   make gpu-stage         # here: a kit and $KIT/stage.env (the stage's settings), sized;
+#   training/device_run.sh run   # there: the stage, within STAGE_SECONDS (docs/training.md)
 #   make device-kit        # here: wheels, CruxEval, the data Python (data made there)
 #   make device-data-kit DATA_KIT="data/v1/train ..."   # or: data made here, carried packed
 #   training/device_run.sh [run]      # there (carry .carry): everything, in one call
@@ -27,8 +29,10 @@
 # sources, so its trajectories would be another language (training/device_kit.py says more).
 # The image's Python, which holds CUDA torch, trains.
 #
-# Environment (all optional):
-#   PROGRAMS=16000  SEED=101  MIX=generated=0.7,package=0.12,repo=0.18   the data (ndb data)
+# Environment (all optional; $KIT/stage.env, written by `make gpu-stage`, sets those it names
+# unless they are set already):
+#   PROGRAMS=16000  SEED=101  MIX=   the data (ndb data; MIX as `--mix` takes it, empty: the
+#   shares of training/mix.toml)
 #   DATA_ARCHIVE (default: $KIT/data.tar.xz when present): carried data; nothing is generated
 #   RESUME=models/ndb-small  CONFIG=gpu-small  MINUTES=4  LR=6e-4  DEVICE=cuda   the training
 #     (resuming keeps the resumed model's shape; the config gives batch size and schedule;
@@ -41,6 +45,11 @@
 #     the carried data's exclude/ shards name programs it must leave out (held-out, evaluation))
 #   WORK=/tmp/ndb   OUT=$OUT (the folder that comes back; model files go to $OUT/model)
 #   KIT=.carry   PYTHON=python3 (trains)   DATA_PYTHON (makes data; default: the kit's Python)
+#   STAGE_SECONDS=0 (>0, `run` only: the whole command ends within that many seconds: the
+#     trainer is stopped in time for the newest checkpoint to be collected)
+#   ABLATION_STEPS=0 (>0: instead of one model, the tokenizer ablation: two new models of
+#     CONFIG, bpe and value tokenizer, that many steps each, measured on the held-out shards,
+#     ABLATION_ITEMS=30 per action; $OUT/ablation.json comes back, no weights)
 #   CRUXEVAL (default: ../shared's copy when present, else $KIT/cruxeval.jsonl)
 set -euo pipefail
 
@@ -49,9 +58,18 @@ case "$MODE" in
     run | start | wait | job) ;;  # job: the detached part of start (the trainer, the stream)
     *) echo "usage: device_run.sh [run|start|wait]" >&2; exit 2 ;;
 esac
+STARTED=$(date +%s)
+KIT=${KIT:-.carry}
+# shellcheck disable=SC1091
+[ ! -f "$KIT/stage.env" ] || . "$KIT/stage.env"
+STAGE_SECONDS=${STAGE_SECONDS:-0}
+ABLATION_STEPS=${ABLATION_STEPS:-0}
+ABLATION_ITEMS=${ABLATION_ITEMS:-30}
 PROGRAMS=${PROGRAMS:-16000}
 SEED=${SEED:-101}
-MIX=${MIX:-generated=0.7,package=0.12,repo=0.18}
+MIX=${MIX-}
+MIX_ARGS=()  # no --mix: training/mix.toml's shares
+[ -z "$MIX" ] || MIX_ARGS=(--mix "$MIX")
 RESUME=${RESUME-models/ndb-small}
 TOKENIZER=${TOKENIZER:-models/ndb-small}
 STEPS=${STEPS:-100000}
@@ -67,7 +85,6 @@ DEVICE=${DEVICE:-cuda}
 WORK=${WORK:-/tmp/ndb}
 OUT=${OUT:?set OUT to the folder that comes back}
 PYTHON=${PYTHON:-python3}
-KIT=${KIT:-.carry}
 DATA_ARCHIVE=${DATA_ARCHIVE:-}
 [ -n "$DATA_ARCHIVE" ] || [ ! -f "$KIT/data.tar.xz" ] || DATA_ARCHIVE="$KIT/data.tar.xz"
 CRUXEVAL=${CRUXEVAL:-}
@@ -93,7 +110,7 @@ ndb_data() { PYTHONPATH="$project" "$DATA_PYTHON" -P -m neural_debugger.training
 # 1. Install, offline: this project (pure Python, one copy for both interpreters), the carried
 #    wheels for the training Python, and (when data is made here) the data Python from the kit.
 install() {
-    mkdir -p "$project" "$site" "$OUT/model"
+    mkdir -p "$project" "$site" "$OUT/model" "$WORK/logs"
     "$PYTHON" -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-dir \
         --target "$project" .
     if compgen -G "$KIT/wheels/*.whl" >/dev/null; then
@@ -135,12 +152,12 @@ prepare_data() {
     local workers
     workers=$(nproc)
     stamp "data: $PROGRAMS programs on $workers cores with $("$DATA_PYTHON" --version)"
-    ndb_data --out "$WORK/data/train" --programs "$PROGRAMS" --seed "$SEED" --mix "$MIX" \
-        --workers "$workers" --cruxeval "$CRUXEVAL" > "$OUT/data_train.json"
+    ndb_data --out "$WORK/data/train" --programs "$PROGRAMS" --seed "$SEED" "${MIX_ARGS[@]}" \
+        --workers "$workers" --cruxeval "$CRUXEVAL" > "$WORK/logs/data_train.json"
     ndb_data --out "$WORK/data/heldout" --programs 300 --seed $((SEED + 900000)) \
         --exclude "$WORK/data/train" --functions heldout --workers "$workers" \
-        --cruxeval "$CRUXEVAL" > "$OUT/data_heldout.json"
-    cp "$WORK/data/train/stats.json" "$OUT/data_stats.json"
+        --cruxeval "$CRUXEVAL" > "$WORK/logs/data_heldout.json"
+    cp "$WORK/data/train/stats.json" "$WORK/logs/data_stats.json"
 }
 
 # 3. The trainer's command: from the carried weights (RESUME), or a new model of CONFIG's shape
@@ -169,11 +186,35 @@ job() {
             > "$WORK/stream.log"
         setsid nice -n 10 env PYTHONPATH="$project" "$DATA_PYTHON" -P -m neural_debugger.training \
             data --out "$WORK/stream" --programs "$STREAM_PROGRAMS" --seed "$SEED" \
-            --mix "$MIX" --workers "$GEN_WORKERS" --shard-size 2500 --eager --cruxeval "$CRUXEVAL" \
+            "${MIX_ARGS[@]}" --workers "$GEN_WORKERS" --shard-size 2500 --eager --cruxeval "$CRUXEVAL" \
             "${exclude[@]}" >> "$WORK/stream.log" 2>&1 < /dev/null &
         gen=$!
     fi
-    PYTHONPATH="$project:$site" $(train_command) > "$WORK/train.log" 2>&1 < /dev/null || rc=$?
+    local limit=()
+    if [ "$STAGE_SECONDS" -gt 0 ] && [ "$MODE" = run ]; then
+        # what is left of the stage, less a minute to stop, collect and hand back (`run` only:
+        # a detached trainer, `start`, outlives one command by design)
+        local left=$((STAGE_SECONDS - ($(date +%s) - STARTED) - 60))
+        [ "$left" -gt 30 ] || left=30
+        limit=(timeout --kill-after=20 "$left")
+        stamp "train: stopped after $left s at the latest (STAGE_SECONDS=$STAGE_SECONDS)"
+    fi
+    if [ "$ABLATION_STEPS" -gt 0 ]; then
+        PYTHONPATH="$project:$site" "${limit[@]}" "$PYTHON" -P -m \
+            neural_debugger.evaluation.tokenizer_ablation --data "$WORK/data" \
+            --out "$WORK/ablation" --config "$CONFIG" --steps "$ABLATION_STEPS" \
+            --per-action "$ABLATION_ITEMS" --device "$DEVICE" --workers "$(nproc)" \
+            > "$WORK/train.log" 2>&1 < /dev/null || rc=$?
+    else
+        PYTHONPATH="$project:$site" "${limit[@]}" $(train_command) > "$WORK/train.log" 2>&1 \
+            < /dev/null || rc=$?
+    fi
+    if [ "$rc" -eq 124 ] && [ "${#limit[@]}" -gt 0 ]; then
+        # stopped by the stage's own limit: its newest checkpoint is the stage's result
+        stamp "train: stopped at the stage's limit; the newest checkpoint comes back" \
+            >> "$WORK/train.log"
+        rc=0
+    fi
     if [ -n "$gen" ]; then
         kill -- "-$gen" 2>/dev/null || true
         stamp "stream: stopped with the trainer" >> "$WORK/stream.log"
@@ -181,20 +222,24 @@ job() {
     echo "$rc" > "$WORK/train.rc"
 }
 
-# 4. Hand back the weights (bf16 shards of at most 16 MiB each, and their index), config.json,
-#    the run record and the log: what comes back is at most 8 files, so the tokenizer and
-#    generation files (TOKENIZER's or RESUME's, already here) stay. A checkpoint being written
-#    is copied again once it has settled.
+# 4. Hand back the weights (bf16 shards of at most 16 MiB each, and their index), config.json
+#    and the run record in $OUT/model, and the logs and data reports in one $OUT/logs.tar.gz:
+#    what comes back is at most 8 files, so a ~25M-parameter model's four shards still fit, and
+#    the tokenizer and generation files (TOKENIZER's or RESUME's, already here) stay. A
+#    checkpoint being written is copied again once it has settled.
 collect() {
     local f
-    mkdir -p "$OUT/model"
-    [ -f "$WORK/train.log" ] && cp "$WORK/train.log" "$OUT/train.log"
-    [ -f "$WORK/stream.log" ] && tail -c 200000 "$WORK/stream.log" > "$OUT/stream.log"
-    [ -f "$WORK/stream/stats.json" ] && cp "$WORK/stream/stats.json" "$OUT/stream_stats.json"
+    mkdir -p "$OUT/model" "$WORK/logs"
+    [ -f "$WORK/train.log" ] && cp "$WORK/train.log" "$WORK/logs/train.log"
+    [ -f "$WORK/stream.log" ] && tail -c 200000 "$WORK/stream.log" > "$WORK/logs/stream.log"
+    [ -f "$WORK/stream/stats.json" ] && cp "$WORK/stream/stats.json" "$WORK/logs/stream_stats.json"
+    [ -z "$(ls "$WORK/logs")" ] || tar -czf "$OUT/logs.tar.gz" -C "$WORK/logs" .
+    [ ! -f "$WORK/ablation/ablation.json" ] || cp "$WORK/ablation/ablation.json" "$OUT/"
     compgen -G "$WORK/run/*.safetensors" >/dev/null || { stamp "no checkpoint yet"; return; }
     for _ in 1 2 3; do
         local before after
         before=$(stat -c %Y "$WORK"/run/* | sort | tail -1)
+        rm -f "$OUT"/model/model*.safetensors*
         for f in "$WORK"/run/config.json "$WORK"/run/run.json "$WORK"/run/model*.safetensors*; do
             cp "$f" "$OUT/model/"
         done
@@ -202,7 +247,7 @@ collect() {
         [ "$before" = "$after" ] && [ $(($(date +%s) - after)) -ge 2 ] && break
         sleep 3
     done
-    stamp "collected: $(ls "$OUT/model" | tr '\n' ' ')"
+    stamp "collected: $(ls "$OUT/model" | tr '\n' ' ')+ logs.tar.gz"
 }
 
 # Watch a detached trainer for WAIT seconds or until it ends, then collect.
@@ -226,11 +271,16 @@ case "$MODE" in
     run)
         install
         prepare_data
-        stamp "train: config $CONFIG from ${RESUME:-scratch} for $MINUTES min on $DEVICE"
+        if [ "$ABLATION_STEPS" -gt 0 ]; then
+            stamp "ablation: two $CONFIG models (bpe, value), $ABLATION_STEPS steps each"
+        else
+            stamp "train: config $CONFIG from ${RESUME:-scratch} for $MINUTES min on $DEVICE"
+        fi
         rm -f "$WORK/train.rc"
         job
         cat "$WORK/train.log"
         collect
+        stamp "done in $(($(date +%s) - STARTED)) s"
         exit "$(cat "$WORK/train.rc")"
         ;;
     start)

@@ -28,6 +28,14 @@ def _table(results: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _schedule(train_config: dict[str, Any]) -> str:
+    """The last stage's schedule in words (runs before the choice existed were cosine)."""
+    if train_config.get("schedule", "cosine") == "wsd":
+        share = train_config.get("decay_fraction", 0.2)
+        return f"warmup-stable-decay (linear to zero over the last {share:.0%})"
+    return "cosine to zero"
+
+
 def _data_stats(data_dirs: list[Path]) -> dict[str, Any]:
     """The train statistics of one or more data folders, added up."""
     total: dict[str, Any] = {}
@@ -129,7 +137,8 @@ def render(
         "",
         f"- Steps of {train_config['batch_size']} × {train_config['block_size']} tokens, AdamW "
         f"(wd {train_config['weight_decay']}), {train_config['warmup_steps']} warmup steps, "
-        "cosine to zero in each stage; loss on state tokens only",
+        f"{_schedule(train_config)} in each stage; loss on state tokens only",
+        f"- Tokenizer: {train_config.get('tokenizer', 'bpe')} kind (training/tokenizer.py)",
         *_stages(state, train_config, hardware),
         f"- Final validation loss: {state['history'][-1]['val_loss']:.4f}"
         if state["history"]

@@ -37,7 +37,8 @@ from neural_debugger.protocol.tokens import ACTION_SEP, FRAME_SEP, TRACE_END
 from .corpus import Corpus
 from .shards import read_shards
 from .stream import ShardStream
-from .tokenizer import save_tokenizer, train_tokenizer
+from .tokenizer import DEFAULT_KIND, save_tokenizer, tokenizer_kind, train_tokenizer
+from .tokenizer import KINDS as TOKENIZER_KINDS
 from .windows import cut
 
 
@@ -60,6 +61,14 @@ class TrainConfig:
     eval_batches: int = 8
     eval_prompts: int = 64
     seed: int = 0
+    # "wsd" (warmup, stable, decay) or "cosine"; see learning_rate
+    schedule: str = "cosine"
+    # wsd: the share of the run (steps or the time box, whichever is further) spent decaying;
+    # 0 keeps the peak to the end, for a stage whose weights only a later stage will use
+    decay_fraction: float = 0.2
+    # the kind of tokenizer a new model trains (training/tokenizer.py); a resumed model, or one
+    # given a tokenizer, keeps that one and the run records its kind
+    tokenizer: str = DEFAULT_KIND
 
     @property
     def tokens_per_step(self) -> int:
@@ -88,8 +97,10 @@ CONFIGS: dict[str, TrainConfig] = {
     "small": TrainConfig(
         "small", 256, 4, 4, 704, 4096, 1024, 8, 1900, lr=2e-3, warmup_steps=100, eval_every=200
     ),
-    # GPU configs (bf16, fused AdamW): same shape family, more depth and width. gpu-small
-    # (12.2M parameters) is the shipped model's shape: still ~76 ms a step on 2 CPU cores.
+    # GPU configs (bf16, fused AdamW, warmup-stable-decay): same shape family, more depth and
+    # width. gpu-small (12.2M parameters) is the shipped model's shape: still ~76 ms a step on 2
+    # CPU cores. Steps are a ceiling: a GPU stage is time-boxed (--minutes) and its schedule
+    # follows the clock.
     "gpu-small": TrainConfig(
         "gpu-small",
         384,
@@ -103,6 +114,55 @@ CONFIGS: dict[str, TrainConfig] = {
         lr=1.5e-3,
         warmup_steps=300,
         eval_every=500,
+        schedule="wsd",
+    ),
+    # The sweep above it: wider and deeper, each at most ~25M parameters so that its bf16
+    # weights (at most 55 MB) travel to a lent GPU machine with the tree (tests/training/
+    # test_configs.py counts them). Heads stay 64 wide.
+    "gpu-17m": TrainConfig(
+        "gpu-17m",
+        448,
+        7,
+        7,
+        1024,
+        4096,
+        1024,
+        128,
+        100_000,
+        lr=1.2e-3,
+        warmup_steps=300,
+        eval_every=500,
+        schedule="wsd",
+    ),
+    "gpu-21m": TrainConfig(
+        "gpu-21m",
+        448,
+        8,
+        7,
+        1152,
+        4096,
+        1024,
+        128,
+        100_000,
+        lr=1e-3,
+        warmup_steps=300,
+        eval_every=500,
+        schedule="wsd",
+    ),
+    "gpu-25m": TrainConfig(
+        "gpu-25m",
+        512,
+        7,
+        8,
+        1408,
+        4096,
+        1024,
+        128,
+        100_000,
+        lr=1e-3,
+        warmup_steps=300,
+        eval_every=500,
+        schedule="wsd",
     ),
     "gpu-base": TrainConfig(
         "gpu-base",
@@ -117,6 +177,7 @@ CONFIGS: dict[str, TrainConfig] = {
         lr=1e-3,
         warmup_steps=750,
         eval_every=1000,
+        schedule="wsd",
     ),
 }
 
@@ -246,13 +307,28 @@ def _pack_serial(texts: list[str], tokenizer, block_size: int, seed: int, pad_id
 
 
 def learning_rate(step: int, config: TrainConfig, time_progress: float = 0.0) -> float:
-    """Linear warmup, then cosine decay to zero (as in the paper).
+    """Linear warmup, then the config's schedule: cosine decay to zero (as in the paper), or
+    warmup-stable-decay (``wsd``): the peak rate until the last ``decay_fraction`` of the run,
+    then a linear decay to zero.
+
+    Why WSD for GPU stages: a lent GPU gives minutes at a time, so training is a chain of stages
+    that each resume a model folder's weights with a fresh optimizer. With WSD a stage spends
+    most of its time at the peak rate and only its end annealing, whatever its length; a later
+    stage warms up again from the annealed weights and continues.
 
     ``time_progress`` (0..1, the share of a wall-clock budget spent) lets a time-boxed run
-    anneal fully before its deadline: the cosine follows whichever of steps or time is further
-    along, so a run cut by ``--minutes`` still ends at a learning rate near zero."""
+    anneal fully before its deadline: the schedule follows whichever of steps or time is
+    further along, so a run cut by ``--minutes`` still ends at a learning rate near zero."""
     if step < config.warmup_steps:
         return config.lr * (step + 1) / config.warmup_steps
+    if config.schedule == "wsd":
+        progress = max(step / max(1, config.max_steps), time_progress)
+        decay_from = 1.0 - config.decay_fraction
+        if config.decay_fraction <= 0 or progress < decay_from:
+            return config.lr
+        return config.lr * max(0.0, 1.0 - (progress - decay_from) / config.decay_fraction)
+    if config.schedule != "cosine":
+        raise ValueError(f"unknown schedule {config.schedule!r}; choose cosine or wsd")
     progress = (step - config.warmup_steps) / max(1, config.max_steps - config.warmup_steps)
     progress = max(progress, time_progress)
     return config.lr * 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
@@ -386,8 +462,12 @@ def train(
     texts = [rec["text"] for rec in read_shards(train_dir)]
     if tokenizer_home is not None:
         tokenizer = load_tokenizer(tokenizer_home)
+        kind = tokenizer_kind(tokenizer)
+        if kind != config.tokenizer:
+            log(f"tokenizer: {tokenizer_home}'s ({kind}), not a new {config.tokenizer} one")
+            config = replace(config, tokenizer=kind)
     else:
-        tokenizer = train_tokenizer(texts, config.vocab_size)
+        tokenizer = train_tokenizer(texts, config.vocab_size, config.tokenizer)
     save_tokenizer(tokenizer, out_dir, config.block_size)
     pad_id = tokenizer.token_to_id(PAD)
     train_data = pack(texts, tokenizer, config.block_size, config.seed, pad_id, workers)
@@ -550,4 +630,16 @@ def checkpoint(model, optimizer, state: RunState, config: TrainConfig, out_dir: 
 def config_by_name(name: str, **overrides: Any) -> TrainConfig:
     if name not in CONFIGS:
         raise ValueError(f"unknown config {name!r}; choose from {', '.join(CONFIGS)}")
-    return replace(CONFIGS[name], **{k: v for k, v in overrides.items() if v is not None})
+    config = replace(CONFIGS[name], **{k: v for k, v in overrides.items() if v is not None})
+    if config.schedule not in SCHEDULES:
+        raise ValueError(f"unknown schedule {config.schedule!r}; choose from cosine, wsd")
+    if config.tokenizer not in TOKENIZER_KINDS:
+        raise ValueError(
+            f"unknown tokenizer kind {config.tokenizer!r}; choose from {', '.join(TOKENIZER_KINDS)}"
+        )
+    if not 0.0 <= config.decay_fraction <= 1.0:
+        raise ValueError(f"the decay fraction must be within 0..1, not {config.decay_fraction}")
+    return config
+
+
+SCHEDULES = ("cosine", "wsd")

@@ -173,9 +173,9 @@ async def test_a_long_session_slides_its_window() -> None:
     assert prediction.state.kind in StateKind
 
 
-def _tiny_model(folder: Path, vocab: int = 400, window: int = 512) -> None:
+def _tiny_model(folder: Path, vocab: int = 400, window: int = 512, kind: str = "bpe") -> None:
     texts = [EXAMPLE.read_text(), '<|line_sep|>\n<|arg_sep|>{"a": "1"}<|src_sep|>    x = 1\n']
-    tokenizer = train_tokenizer(texts * 20, vocab)
+    tokenizer = train_tokenizer(texts * 20, vocab, kind)
     save_tokenizer(tokenizer, folder, window)
     torch.manual_seed(0)
     config = ModelConfig(
@@ -190,8 +190,11 @@ def _tiny_model(folder: Path, vocab: int = 400, window: int = 512) -> None:
     save_pretrained(LlamaForCausalLM(config), folder)
 
 
-async def test_an_untrained_model_still_writes_only_states_that_parse(tmp_path: Path) -> None:
-    _tiny_model(tmp_path)
+@pytest.mark.parametrize("kind", ["bpe", "value"])
+async def test_an_untrained_model_still_writes_only_states_that_parse(
+    tmp_path: Path, kind: str
+) -> None:
+    _tiny_model(tmp_path, kind=kind)
     backend = await LocalEngine(tmp_path).open(PROGRAM)
     history = History(PROGRAM.context, (first_state(PROGRAM),), ())
     lines = PROGRAM.context.split("\n")

@@ -10,8 +10,10 @@ import pytest
 import torch
 
 from neural_debugger.evaluation.next_state import load_items, score
+from neural_debugger.model_backend.backend import BudgetExceeded, ContextTooLong, DecodeOptions
 from neural_debugger.model_backend.generate import greedy_state
 from neural_debugger.model_backend.llama import load_pretrained
+from neural_debugger.model_backend.local import LocalSession, load_model
 from neural_debugger.model_backend.tokenizer import PAD, load_tokenizer
 from neural_debugger.paths import cruxeval_path
 from neural_debugger.protocol import parse_trajectory
@@ -19,6 +21,7 @@ from neural_debugger.protocol.tokens import ALL_SPECIAL_TOKENS
 from neural_debugger.training.data import DataSpec, generate_data
 from neural_debugger.training.model_card import render
 from neural_debugger.training.shards import read_shards
+from neural_debugger.training.tokenizer import tokenizer_kind
 from neural_debugger.training.train import (
     RunState,
     batch_seed,
@@ -106,9 +109,14 @@ def test_each_stage_and_step_draws_its_own_batches() -> None:
 
 
 def test_a_briefly_trained_model_writes_parseable_states(data: Path, tmp_path: Path) -> None:
-    config = config_by_name("tiny", max_steps=400, eval_every=400, lr=5e-3)
+    # a 1,024-token window, as the GPU configs': the value tokenizer's code takes more tokens,
+    # and the decoder needs room beside it
+    config = config_by_name("tiny", max_steps=400, eval_every=400, lr=5e-3, block_size=1024)
+    assert config.tokenizer == "value"  # new models take the value tokenizer
     train(config, data / "train", data / "heldout", tmp_path, log=lambda _: None)
     model, tokenizer = load_pretrained(tmp_path), load_tokenizer(tmp_path)
+    assert tokenizer_kind(tokenizer) == "value"
+    assert json.loads((tmp_path / "run.json").read_text())["config"]["tokenizer"] == "value"
     items = load_items(data / "heldout", 3, 0, 900)
     parsed = [
         score(greedy_state(model, tokenizer, item.prompt, 96), item.target)["parsed"]
@@ -116,6 +124,22 @@ def test_a_briefly_trained_model_writes_parseable_states(data: Path, tmp_path: P
     ]
     # an untrained model writes no parseable state; 400 tiny steps already write some
     assert sum(parsed) >= 3, parsed
+    # the grammar's constrained decoder reads the value tokenizer's vocabulary: every state it
+    # completes parses (no room beside the code, or no end within the budget, is a clear
+    # error), and some are right
+    loaded = load_model(tmp_path)
+    written = []
+    for item in items:
+        assert item.history is not None and item.next_action is not None
+        session = LocalSession(loaded, item.history.code)
+        try:
+            prediction = session.predict_now(item.history, item.next_action, DecodeOptions())
+        except (ContextTooLong, BudgetExceeded):  # no room, or a tiny model rambling
+            continue
+        written.append(score(prediction.text, item.target))
+    assert len(written) >= 3, f"{len(written)} of {len(items)} states completed"
+    assert all(result["parsed"] for result in written), written
+    assert any(result["event"] for result in written)
 
 
 def test_packing_in_parallel_keeps_every_document_and_target(data: Path) -> None:

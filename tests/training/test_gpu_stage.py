@@ -1,0 +1,133 @@
+"""One GPU stage end to end on this CPU: prepare the kit, run device_run.sh, check what came back.
+
+The lent machine's part runs here with a tiny config, `DEVICE=cpu` and a folder standing in for
+`$OUT`; the returned files are then assembled, loaded and evaluated as after a real stage.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from neural_debugger.evaluation import stage_check
+from neural_debugger.model_backend.local import load_model
+from neural_debugger.model_backend.tokenizer import load_tokenizer
+from neural_debugger.paths import cruxeval_path
+from neural_debugger.training import gpu_stage
+from neural_debugger.training.data import DataSpec, generate_data
+from neural_debugger.training.tokenizer import tokenizer_kind
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = ROOT / "models" / "ndb-small"
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = Path(tmp_path_factory.mktemp("stage-data"))
+    crux = cruxeval_path()
+    crux_path = str(crux) if crux.exists() else None
+    generate_data(DataSpec(programs=40, seed=11, max_states=8), root / "train", crux_path, 1)
+    generate_data(DataSpec(programs=12, seed=12, max_states=8), root / "heldout", crux_path, 1)
+    return root
+
+
+def prepare(kit: Path, *args: str) -> int:
+    return gpu_stage.main(["--root", str(ROOT), "--kit", str(kit), "prepare", *args])
+
+
+def carried_kit(data: Path, kit: Path) -> Path:
+    """What `make device-data-kit` packs: train/ and heldout/ shards in data.tar.xz."""
+    kit.mkdir(parents=True)
+    with tarfile.open(kit / "data.tar.xz", "w:xz") as archive:
+        archive.add(data / "train", "train")
+        archive.add(data / "heldout", "heldout")
+    return kit
+
+
+def test_a_new_model_stage_runs_end_to_end(data: Path, tmp_path: Path) -> None:
+    kit = carried_kit(data, tmp_path / "kit")
+    argv = ["--root", str(ROOT), "--kit", str(kit), "prepare", "--config", "tiny"]
+    argv += ["--minutes", "0.1"]
+    argv += ["--stage-seconds", "200", "--tokenizer-data", str(data / "train")]
+    assert gpu_stage.main(argv) == 0
+    settings = gpu_stage.read_stage_env(kit / "stage.env")
+    assert settings["RESUME"] == "" and settings["CONFIG"] == "tiny"
+    assert settings["STREAM_PROGRAMS"] == "0"  # no data Python carried: the carried shards
+    assert tokenizer_kind(load_tokenizer(Path(settings["TOKENIZER"]))) == "value"
+
+    out, work = tmp_path / "out", tmp_path / "work"
+    env = {**os.environ, "OUT": str(out), "WORK": str(work), "KIT": str(kit)}
+    env |= {"PYTHON": sys.executable, "DEVICE": "cpu"}
+    run = subprocess.run(
+        ["bash", "training/device_run.sh", "run"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "train: config tiny from scratch" in run.stdout
+    returned = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert returned == [
+        "logs.tar.gz", "model/config.json", "model/model.safetensors", "model/run.json"
+    ]  # fmt: skip
+    assert len(returned) <= gpu_stage.RETURN_FILES
+
+    code = stage_check.main(
+        [str(out), "--kit", str(kit), "--data", str(data / "heldout"), "--out",
+         str(tmp_path / "check"), "--per-action", "1"]
+    )  # fmt: skip
+    assert code == 0
+    model = tmp_path / "check" / "model"
+    assert 300 < load_model(model).vocab.size <= 512  # the tiny config's vocabulary
+    result = json.loads((tmp_path / "check" / "stage_check.json").read_text())
+    assert result["record"]["config"] == "tiny" and result["record"]["tokenizer"] == "value"
+    assert result["record"]["steps"] >= 1 and result["baseline"] is None
+    assert result["returned"]["results"]  # every action measured
+    assert "train.log" in os.listdir(tmp_path / "check" / "logs")
+
+
+def test_a_resumed_stage_gets_its_tokenizer_back_from_the_resumed_folder(tmp_path: Path) -> None:
+    kit = tmp_path / "kit"
+    kit.mkdir()
+    (kit / "data.tar.xz").write_bytes(b"")
+    assert prepare(kit, "--resume", str(SHIPPED)) == 0
+    settings = gpu_stage.read_stage_env(kit / "stage.env")
+    assert settings["RESUME"] == "models/ndb-small" and "TOKENIZER" not in settings
+    assert int(settings["SEED"]) > 20_000  # a stage after the shipped model's three
+    # weights as device_run.sh returns them: no tokenizer, no generation config
+    returned = tmp_path / "returned" / "model"
+    returned.mkdir(parents=True)
+    for path in SHIPPED.iterdir():
+        if path.name.startswith("model") or path.name in ("config.json", "run.json"):
+            shutil.copy(path, returned / path.name)
+    home, resumed = stage_check.tokenizer_home(ROOT, kit)
+    assert resumed == SHIPPED
+    model = stage_check.assemble(returned.parent, home, tmp_path / "check")
+    assert load_model(model).model.config.hidden_size == 384
+    assert stage_check.stage_record(model)["earlier_stages"] == 2
+
+
+def test_a_stage_over_the_carry_limit_is_refused(tmp_path: Path, capsys) -> None:
+    kit = tmp_path / "kit"
+    kit.mkdir()
+    with (kit / "data.tar.xz").open("wb") as f:  # sparse: 60 MiB counted, nothing written
+        f.truncate(60 * 2**20)
+    assert prepare(kit, "--resume", str(SHIPPED)) == 3
+    said = capsys.readouterr().out
+    assert "over the 64.0 MiB limit" in said and "travelling: " in said
+    assert prepare(kit, "--resume", str(tmp_path)) == 2  # not a model folder
+    elsewhere = tmp_path / "elsewhere"  # a model folder that would stay behind
+    elsewhere.mkdir()
+    for name in ("config.json", "tokenizer.json"):
+        shutil.copy(SHIPPED / name, elsewhere / name)
+    capsys.readouterr()
+    assert prepare(kit, "--resume", str(elsewhere)) == 2
+    assert "would not travel" in capsys.readouterr().out
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert prepare(empty, "--resume", str(SHIPPED)) == 2
