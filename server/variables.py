@@ -125,9 +125,11 @@ class Inspector:
     def frame_locals(self, frame: int) -> FrameLocals | None:
         """The variables of a frame (0 = innermost) from the latest stop that showed them."""
         stops = self.session.stops
-        current = stops[-1]
+        current = self.session.current
         if not 0 <= frame < len(current.frames):
             raise InspectError(f"there is no frame {frame + 1} at this stop")
+        if frame == 0 and current is not stops[-1] and current.locals is not None:
+            return FrameLocals(current.locals, len(stops) - 1, True)  # a view (stepping)
         name = current.frames[-1 - frame].name
         depth = current.depth - frame
         for index in range(len(stops) - 1, -1, -1):
@@ -164,11 +166,13 @@ class Inspector:
         """The stop whose return value (or exception) the top frame shows: the current one, or
         just after stepping out, the callee's return that led here (as debugpy shows it)."""
         stops = self.session.stops
-        current = stops[-1]
+        current = self.session.current
         if current.state.value is not None:
             return current
+        if current.returns:  # shown as debugpy shows them: (return) entries among the Locals
+            return None
         stepped = current.action is not None and current.action.kind is ActionKind.STEP_INTO
-        if stepped and len(stops) > 1 and stops[-2].state.kind is StateKind.RETURN:
+        if self.session.inverse and stepped and stops[-2].state.kind is StateKind.RETURN:
             return stops[-2]
         return None
 
@@ -226,6 +230,11 @@ class Inspector:
         if found is None:
             return []
         result = []
+        if ref.frame == 0:  # debugpy's return values, sorted before the plain names
+            for name, text in current.returns:
+                result.append(
+                    self._variable(name, text, current.confidence.value, False, None, None)
+                )
         for name, text in found.variables.items():
             p, edited = self.confidence(found.index, name)
             part = PartRef(ref.frame, name, ())
