@@ -57,6 +57,9 @@ SETS = ("seen", "unseen")
 ACTIONS = ("next", "stepIn", "stepOut", "continue")
 FILTERS = ("raised", "uncaught", "userUnhandled")
 MAX_CONTINUES = 20
+# value texts that differ by how the tracer renders them (the model's language), not by where
+# the debugger stopped: counted apart (see NOTES in dap_crosscheck), not as divergences
+RENDERING = frozenset({"object_repr", "class_repr", "bound_method_repr", "repr_failed"})
 _MARK = re.compile(r"#\s*BP\b\s*(.*)$")
 
 
@@ -232,6 +235,7 @@ class Outcome:
     theirs: list[tuple[str, Snapshot]] = field(default_factory=list)
     equal: int = 0
     compared: int = 0
+    rendering: int = 0  # stops (before the first divergence) whose only difference is RENDERING
     first_divergence: dict[str, Any] | None = None
     error: str | None = None
 
@@ -268,9 +272,10 @@ def judge(outcome: Outcome, lines: Sequence[str]) -> Outcome:
         _, theirs = outcome.theirs[k]
         outcome.compared += 1
         kinds = differences(ours, theirs, lines)
-        if not kinds:
+        if not [kind for kind in kinds if kind not in RENDERING]:
             if outcome.first_divergence is None:
                 outcome.equal += 1
+                outcome.rendering += bool(kinds)
             continue
         if outcome.first_divergence is None:
             outcome.first_divergence = {
@@ -332,6 +337,35 @@ def check(
         return anyio.run(run_set, items, backend, timeout, jobs, Path(tmp))
 
 
+def rule_of(request: str, before: Snapshot | None, after: Snapshot) -> str:
+    """Which stepping rule gave debugpy's stop ``after`` (reached from ``before``)."""
+    if after.exited:
+        return "end of the program"
+    if after.reason in ("breakpoint", "exception", "entry"):
+        return {"breakpoint": "breakpoint (with conditions, hit counts, log points)",
+                "exception": "exception filter", "entry": "entry"}[after.reason]  # fmt: skip
+    depth, was = len(after.frames), len(before.frames) if before and not before.exited else 0
+    if depth < was:
+        return f"{request}: return shown in the caller"
+    if depth > was:
+        return f"{request}: into a call"
+    return f"{request}: next line of the frame"
+
+
+def by_rule(outcomes: Sequence[Outcome]) -> dict[str, dict[str, int]]:
+    """Stops compared and equal per rule, up to each scenario's first divergence."""
+    table: dict[str, Counter[str]] = {}
+    for o in outcomes:
+        end = o.first_divergence["stop"] if o.first_divergence else len(o.theirs) - 1
+        for k in range(min(end + 1, len(o.theirs))):
+            request, after = o.theirs[k]
+            before = o.theirs[k - 1][1] if k else None
+            counts = table.setdefault(rule_of(request, before, after), Counter())
+            counts["stops"] += 1
+            counts["equal"] += k < end or o.first_divergence is None
+    return {rule: dict(c) for rule, c in sorted(table.items())}
+
+
 def summary(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     """Stops equal out of stops compared, scenarios wholly equal, first-divergence kinds."""
     kinds: Counter[str] = Counter()
@@ -348,9 +382,11 @@ def summary(outcomes: Sequence[Outcome]) -> dict[str, Any]:
         "stops_compared": compared,
         "stops_equal_before_first_divergence": equal,
         "rate": round(equal / compared, 4) if compared else None,
+        "stops_equal_but_rendering": sum(o.rendering for o in outcomes),
         "first_divergence_kinds": dict(kinds.most_common()),
         "first_divergence_requests": dict(requests.most_common()),
         "errors": {o.name: o.error for o in outcomes if o.error},
+        "by_rule": by_rule(outcomes),
     }
 
 
@@ -361,6 +397,7 @@ def details(outcomes: Sequence[Outcome]) -> list[dict[str, Any]]:
             "stops": [len(o.ours), len(o.theirs)],
             "equal": o.equal,
             "compared": o.compared,
+            "rendering": o.rendering,
             "first_divergence": o.first_divergence,
             "error": o.error,
         }

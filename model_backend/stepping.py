@@ -59,6 +59,7 @@ judged by the rules above.
 
 from __future__ import annotations
 
+import ast
 import dis
 import types
 from collections.abc import Awaitable, Callable
@@ -76,6 +77,8 @@ Decide = Callable[[Stop], tuple[bool, str | None]]
 Log = Callable[[str], Awaitable[None]]
 
 MAX_EVENTS = 20_000  # events one request may walk (the tracer records at most 10,000)
+PEEK = 4  # events looked ahead for the caller's locals after a return
+_COMPREHENSIONS = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"})
 _GENERATOR = 0x20 | 0x80  # CO_GENERATOR | CO_COROUTINE
 _RETURN_OPS = frozenset({"RETURN_VALUE", "RETURN_CONST"})
 
@@ -137,12 +140,14 @@ class StepState:
     """
 
     returns: list[dict[int, dict[str, str]]] = field(default_factory=list)
+    parked: list[dict[tuple[int, str], dict[str, str]]] = field(default_factory=list)
     shown: list[int] = field(default_factory=list)
     uncaught: int | None = None  # the event an uncaught-exception stop was shown at
 
     def trim(self, count: int) -> None:
         """Forget what belongs to events past the first ``count`` (after steps back)."""
         del self.returns[count:]
+        del self.parked[count:]
         while self.shown and self.shown[-1] >= count:
             self.shown.pop()
         if self.uncaught is not None and self.uncaught >= count:
@@ -175,7 +180,16 @@ class Stepper:
         while len(self.state.returns) < len(stops):
             k = len(self.state.returns)
             before = self.state.returns[k - 1] if k else {}
-            self.state.returns.append(_fresh_frame(before, stops[k]))
+            parked = dict(self.state.parked[k - 1]) if k else {}
+            stop = stops[k]
+            after = _fresh_frame(before, stop)
+            key = self.key(stop)
+            if key is not None and stop.state.kind is StateKind.RETURN and self.generator(stop):
+                parked[key] = dict(before.get(stop.depth, {}))  # a generator keeps its entries
+            elif key is not None and stop.state.kind is StateKind.CALL and key in parked:
+                after[stop.depth] = parked.pop(key)  # ... when it resumes
+            self.state.returns.append(after)
+            self.state.parked.append(parked)
 
     # ---- facts about events ------------------------------------------------------------------
 
@@ -186,6 +200,10 @@ class Stepper:
         line = stop.line
         fits = [c for c in self._facts if c.name == name and c.first <= line <= c.last]
         return min(fits, key=lambda c: c.last - c.first, default=None)
+
+    def generator(self, stop: Stop) -> bool:
+        code = self._code(stop)
+        return code is not None and code.generator
 
     def is_yield(self, stop: Stop) -> bool:
         """A return event that only pauses a generator."""
@@ -253,14 +271,23 @@ class Stepper:
         self.state.shown.append(k)
         return stop
 
-    def _caller_view(self, k: int) -> Stop:
-        """The return event ``k`` shown as debugpy shows it: in the caller, on the call's line."""
+    async def _caller_view(self, k: int, options: DecodeOptions | None) -> Stop:
+        """The return event ``k`` shown as debugpy shows it: in the caller, on the call's line.
+
+        The caller's locals are those last seen in it, with the names bound since that no event
+        showed (a comprehension's loop variable, bound before its first call): read off the
+        caller's next event, a look ahead of at most :data:`PEEK` events that is taken back.
+        """
         stop = self.session.stops[k]
         frames = stop.frames[:-1]
         caller = frames[-1]
         depth = stop.depth - 1
         text = self.session.program.lines[caller.line - 1] if caller.line else ""
         locals_ = self.last_locals(k, depth)
+        later = await self._peek(depth, options)
+        if later:
+            bound = set() if caller.name in _COMPREHENSIONS else _assigned(text)
+            locals_.update({n: v for n, v in later.items() if n not in locals_ and n not in bound})
         return replace(
             stop,
             state=State(kind=StateKind.LINE, src=text, locals=locals_),
@@ -271,6 +298,26 @@ class Stepper:
             frames=frames,
             returns=self._returns_of(k, depth),
         )
+
+    async def _peek(self, depth: int, options: DecodeOptions | None) -> dict[str, str]:
+        """The locals of the next event at ``depth`` (within :data:`PEEK` events), taken back."""
+        session = self.session
+        start = len(session.stops)
+        found: dict[str, str] = {}
+        try:
+            for _ in range(PEEK):
+                stop = await session.step(Action(kind=ActionKind.STEP_INTO), options)
+                if stop.exited or stop.depth < depth:
+                    break
+                if stop.depth == depth and stop.locals is not None:
+                    found = dict(stop.locals)
+                    break
+        except BackendError:
+            pass
+        finally:
+            while len(session.stops) > start:
+                session.step_back()
+        return found
 
     def _exception_view(self, k: int) -> Stop:
         stop = self.session.stops[k]
@@ -358,7 +405,7 @@ class Stepper:
                 if caller_own and (
                     (before == "stepIn" and caller != initial) or (before == "stepOut" and ours)
                 ):
-                    return self._show(k, "step", self._caller_view(k))
+                    return self._show(k, "step", await self._caller_view(k, options))
         raise BackendError(f"the request did not stop within {MAX_EVENTS} events")
 
     def _uncaught(self, k: int) -> Stop:
@@ -447,6 +494,23 @@ class Stepper:
         if not self.state.shown or self.state.shown[-1] != target:
             self.state.shown.append(target)
         return self.current
+
+
+def _assigned(text: str) -> set[str]:
+    """The names a statement line binds outside its comprehensions (its targets)."""
+    try:
+        tree = ast.parse(text.strip())
+    except SyntaxError:
+        return set()
+    inner: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.comprehension):
+            inner.update(id(n) for n in ast.walk(node.target))
+    return {
+        n.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and id(n) not in inner
+    }
 
 
 def _fresh_frame(before: dict[int, dict[str, str]], stop: Stop) -> dict[int, dict[str, str]]:

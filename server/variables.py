@@ -114,6 +114,8 @@ class Inspector:
     def __init__(self, session: DebugSession) -> None:
         self.session = session
         self.handles = Handles()
+        self._module = session.program.module_name
+        self._classes = program_classes(session.program.source)
         self._edits: dict[int, tuple[Stop, frozenset[str]]] = {}  # id(stop) -> names set
 
     def moved(self) -> None:
@@ -257,7 +259,7 @@ class Inspector:
             number = self.handles.add(ref)
         return Variable(
             name=name,
-            value=shown_value(text, p, edited),
+            value=shown_value(text, self._module, self._classes),
             type=f"{type_name(text)} · {sureness(p, edited)}",
             variables_reference=number,
             evaluate_name=evaluate_name,
@@ -402,6 +404,15 @@ class Inspector:
         known = [p for p, _ in marks if p is not None]
         edited = all(e for _, e in marks)
         return self._variable("result", text, min(known) if known else None, edited, None, None)
+
+
+def program_classes(source: str) -> frozenset[str]:
+    """The names of the classes a program defines (how their class objects are written)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return frozenset()
+    return frozenset(n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef))
 
 
 def _paged(value: Any) -> int | None:
