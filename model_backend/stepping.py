@@ -67,6 +67,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from neural_debugger.protocol import Action, ActionKind, State, StateKind
+from neural_debugger.tracer.program import ENTRY_FILE
 
 from .backend import BackendError, DecodeOptions
 from .session import DebugSession, Stop, resume
@@ -162,9 +163,8 @@ class Stepper:
         self.exact_continue = exact_continue
         self.state = StepState()
         self._facts = code_facts(session.program.source, session.program.path)
+        self._own = {session.program.path, ENTRY_FILE}
         self._sync()
-        if not self.state.shown:
-            self.state.shown.append(0)
 
     # ---- what is shown -----------------------------------------------------------------------
 
@@ -217,11 +217,12 @@ class Stepper:
         return stop.frames[-1].name if stop.frames else "?"
 
     def own(self, stop: Stop, outer: int = 0) -> bool:
-        """Whether frame ``outer`` levels out of the innermost runs the program's file."""
+        """Whether frame ``outer`` levels out of the innermost runs the program's file (or the
+        entry call's wrapper, as debugpy counts the script that makes the entry call)."""
         frames = stop.frames
         if len(frames) <= outer:
             return False
-        return frames[-1 - outer].file == self.session.program.path
+        return frames[-1 - outer].file in self._own
 
     @staticmethod
     def key(stop: Stop, outer: int = 0) -> tuple[int, str] | None:
@@ -461,12 +462,10 @@ class Stepper:
     def step_back(self) -> Stop:
         """Back to the stop shown before this one (nothing is predicted)."""
         self._sync()
-        shown = self.state.shown
-        if len(shown) < 2 and len(self.session.stops) == 1:
+        earlier = [k for k in self.state.shown if k < len(self.session.stops) - 1]
+        if not earlier:
             raise BackendError("already at the first stop")
-        target = shown[-2] if len(shown) >= 2 else 0
-        if shown and shown[-1] == len(self.session.stops) - 1:
-            shown.pop()
+        target = earlier[-1]
         while len(self.session.stops) > target + 1:
             self.session.step_back()
         self._sync()
