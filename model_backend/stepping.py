@@ -358,6 +358,24 @@ class Stepper:
             stop = await session.step(Action(kind=ActionKind.CONTINUE), options)  # run ends
             self._sync()
             return stop
+        start = len(session.stops)
+        try:
+            return await self._walk(request, decide, filters, log, options)
+        except BaseException:  # a failed or cancelled prediction: nothing half-recorded
+            while len(session.stops) > start:
+                session.step_back()
+            self._sync()
+            raise
+
+    async def _walk(
+        self,
+        request: Request,
+        decide: Decide,
+        filters: set[str],
+        log: Log | None,
+        options: DecodeOptions | None,
+    ) -> Stop:
+        session = self.session
         if request == "continue" and not self.exact_continue:
             return await self._jump(decide, filters, log, options)
         start = self.current

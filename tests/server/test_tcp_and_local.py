@@ -92,7 +92,7 @@ async def test_local_model_session_shows_confidence(
     await dap.ok("pause", threadId=1)
     paused = await dap.next_event("stopped", "exited")
     assert paused["event"] == "stopped" and paused["body"]["reason"] == "pause"
-    assert (await dap.top())["line"] == 1  # still the first stop: nothing was half-recorded
+    assert (await dap.top())["line"] == 2  # still the entry stop: nothing was half-recorded
 
 
 async def test_a_long_prediction_shows_progress_the_user_can_cancel(
@@ -111,7 +111,7 @@ async def test_a_long_prediction_shows_progress_the_user_can_cancel(
     assert ended["body"]["progressId"] == started["body"]["progressId"]
     stopped = await dap.next_event("stopped", "exited")
     assert stopped["event"] == "stopped" and stopped["body"]["reason"] == "pause"
-    assert (await dap.top())["line"] == 1  # still the first stop: nothing was half-recorded
+    assert (await dap.top())["line"] == 2  # still the entry stop: nothing was half-recorded
 
 
 async def test_inverse_session_checks_its_steps_back_with_the_local_model(
