@@ -47,10 +47,10 @@ callee of ``S``; after ``S`` returns, like ``stepIn``) or ``stepOut`` (the retur
 is ``self`` or ``cls`` (pydevd's ``get_func_name``); entries sort before the plain names.
 
 A stop in the caller after a return is a *view* of the return event: the caller's frames, its
-line, its locals as last seen (a callee's changes to an object the caller holds are not shown),
-and its return values. ``stepBack`` returns to the previous stop shown; ``reverseContinue`` to
-the latest earlier line event, of the events walked, on a breakpoint that holds (or the first
-stop).
+line, its locals (as last seen, updated from its next event for the names its line does not
+change itself), and its return values. ``stepBack`` returns to the previous stop shown;
+``reverseContinue`` to the latest earlier line event, of the events walked, on a breakpoint
+that holds (or the first stop).
 
 ``continue`` walks every event with the oracle; with a model it keeps the jumps of
 :func:`.session.resume` (a walk costs one prediction per event), and each stop it reaches is
@@ -275,9 +275,10 @@ class Stepper:
     async def _caller_view(self, k: int, options: DecodeOptions | None) -> Stop:
         """The return event ``k`` shown as debugpy shows it: in the caller, on the call's line.
 
-        The caller's locals are those last seen in it, with the names bound since that no event
-        showed (a comprehension's loop variable, bound before its first call): read off the
-        caller's next event, a look ahead of at most :data:`PEEK` events that is taken back.
+        The caller's locals are those last seen in it, updated from the caller's next event (a
+        look ahead of at most :data:`PEEK` events, taken back) for every name the line does not
+        assign: names bound since that no event showed (a comprehension's loop variable) and
+        objects the callee changed in place.
         """
         stop = self.session.stops[k]
         frames = stop.frames[:-1]
@@ -288,7 +289,7 @@ class Stepper:
         later = await self._peek(depth, options)
         if later:
             bound = set() if caller.name in _COMPREHENSIONS else _assigned(text)
-            locals_.update({n: v for n, v in later.items() if n not in locals_ and n not in bound})
+            locals_.update({n: v for n, v in later.items() if n not in bound})
         return replace(
             stop,
             state=State(kind=StateKind.LINE, src=text, locals=locals_),
@@ -514,7 +515,9 @@ class Stepper:
 
 
 def _assigned(text: str) -> set[str]:
-    """The names a statement line binds outside its comprehensions (its targets)."""
+    """The names a statement line changes itself, outside its comprehensions: its targets,
+    the subscripted or attributed names it stores into, and the names whose methods it calls
+    (``values.append(...)``), which may run after the call that returned."""
     try:
         tree = ast.parse(text.strip())
     except SyntaxError:
@@ -523,11 +526,21 @@ def _assigned(text: str) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.comprehension):
             inner.update(id(n) for n in ast.walk(node.target))
-    return {
-        n.id
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and id(n) not in inner
-    }
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in inner:
+            names.add(node.id)
+        elif isinstance(node, ast.Subscript | ast.Attribute) and isinstance(node.ctx, ast.Store):
+            base = node.value
+            if isinstance(base, ast.Name):
+                names.add(base.id)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+        ):
+            names.add(node.func.value.id)
+    return names
 
 
 def _fresh_frame(before: dict[int, dict[str, str]], stop: Stop) -> dict[int, dict[str, str]]:
