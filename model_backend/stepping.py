@@ -103,6 +103,7 @@ def code_facts(source: str, filename: str) -> list[CodeFacts]:
     except SyntaxError:
         return []
     found: list[CodeFacts] = []
+    properties = _property_getters(source)
     todo = [top]
     while todo:
         code = todo.pop()
@@ -116,7 +117,8 @@ def code_facts(source: str, filename: str) -> list[CodeFacts]:
         shown = code.co_name
         parts = code.co_qualname.split(".")
         first_arg = code.co_varnames[0] if code.co_argcount and code.co_varnames else ""
-        if first_arg in ("self", "cls") and len(parts) >= 2 and parts[-2] != "<locals>":
+        method = (code.co_name, code.co_firstlineno) not in properties
+        if method and first_arg in ("self", "cls") and len(parts) >= 2 and parts[-2] != "<locals>":
             shown = f"{parts[-2]}.{code.co_name}"
         found.append(
             CodeFacts(
@@ -128,6 +130,22 @@ def code_facts(source: str, filename: str) -> list[CodeFacts]:
                 shown_name=shown,
             )
         )
+    return found
+
+
+def _property_getters(source: str) -> set[tuple[str, int]]:
+    """Functions made into properties, by name and first line: pydevd names their returns
+    without the class (the class attribute is the property, not the function)."""
+    found: set[tuple[str, int]] = set()
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for decorator in node.decorator_list:
+            name = decorator.id if isinstance(decorator, ast.Name) else ""
+            attr = decorator.attr if isinstance(decorator, ast.Attribute) else ""
+            if name in ("property", "cached_property") or attr in ("setter", "getter", "deleter"):
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                found.add((node.name, first))
     return found
 
 
@@ -284,7 +302,9 @@ class Stepper:
         frames = stop.frames[:-1]
         caller = frames[-1]
         depth = stop.depth - 1
-        text = self.session.program.lines[caller.line - 1] if caller.line else ""
+        program = self.session.program
+        source = program.wrapper_lines if caller.file == ENTRY_FILE else program.lines
+        text = source[caller.line - 1] if caller.line and caller.line <= len(source) else ""
         locals_ = self.last_locals(k, depth)
         later = await self._peek(depth, options)
         if later:
