@@ -16,7 +16,10 @@ stop is read as an editor reads it. The two sequences are compared in order, sto
 ``k``: a step that stops elsewhere is a divergence, and nothing is re-synchronised afterwards. A
 stop agrees when the stop reason, the innermost line, the program's frames (names and lines,
 innermost first, so the depth too) and the innermost frame's Locals (names and value texts,
-``(return)`` entries included) are equal. The report gives, per scenario, the stops compared,
+``(return)`` entries included) are equal; a value text that differs only by how the tracer
+renders an object without its own ``__repr__`` (:data:`RENDERING`: ``Box(w=3)`` where debugpy
+writes ``<__main__.Box object at 0x...>``) is counted apart, not as a divergence, since that
+rendering is the model's language. The report gives, per scenario, the stops compared,
 the stops equal and the first divergence; each set (``seen``: the scenarios the stepping rules
 were written from, ``unseen``: kept apart until the rules were done) is summed separately.
 
