@@ -63,6 +63,11 @@ MAX_CONTINUES = 20
 # value texts that differ by how the tracer renders them (the model's language), not by where
 # the debugger stopped: counted apart (see NOTES in dap_crosscheck), not as divergences
 RENDERING = frozenset({"object_repr", "class_repr", "bound_method_repr", "repr_failed"})
+# what makes two stops stand in different places (the stop sequence), values aside
+PLACE = frozenset({"position", "same_text_other_line", "frames_depth", "frames", "frame_name",
+                   "comprehension_frame", "frame_named_after_definition", "frame_line", "reason",
+                   "ended_early", "exit_code", "prediction_failed", "variables",
+                   "ndb_has_no_stop", "debugpy_has_no_stop"})  # fmt: skip
 _MARK = re.compile(r"#\s*BP\b\s*(.*)$")
 
 
@@ -240,6 +245,10 @@ class Outcome:
     compared: int = 0
     rendering: int = 0  # stops (before the first divergence) whose only difference is RENDERING
     first_divergence: dict[str, Any] | None = None
+    # the same, for where the stops stand only (reason, line, frames), values aside: a model's
+    # stop sequence, whatever it predicts for the values
+    places_equal: int = 0
+    first_place_divergence: dict[str, Any] | None = None
     error: str | None = None
 
     @property
@@ -268,13 +277,22 @@ def judge(outcome: Outcome, lines: Sequence[str]) -> Outcome:
         if k >= len(outcome.ours) or k >= len(outcome.theirs):
             side = "ndb" if k >= len(outcome.ours) else "debugpy"
             outcome.compared += 1
+            missing = {"stop": k, "kinds": [f"{side}_has_no_stop"]}
             if outcome.first_divergence is None:
-                outcome.first_divergence = {"stop": k, "kinds": [f"{side}_has_no_stop"]}
+                outcome.first_divergence = missing
+            if outcome.first_place_divergence is None:
+                outcome.first_place_divergence = missing
             continue
         request, ours = outcome.ours[k]
         _, theirs = outcome.theirs[k]
         outcome.compared += 1
         kinds = differences(ours, theirs, lines)
+        placed = [kind for kind in kinds if kind in PLACE]
+        if outcome.first_place_divergence is None:
+            if placed:
+                outcome.first_place_divergence = {"stop": k, "request": request, "kinds": placed}
+            else:
+                outcome.places_equal += 1
         if not [kind for kind in kinds if kind not in RENDERING]:
             if outcome.first_divergence is None:
                 outcome.equal += 1
@@ -355,17 +373,19 @@ def rule_of(request: str, before: Snapshot | None, after: Snapshot) -> str:
     return f"{request}: next line of the frame"
 
 
-def by_rule(outcomes: Sequence[Outcome]) -> dict[str, dict[str, int]]:
-    """Stops compared and equal per rule, up to each scenario's first divergence."""
+def by_rule(outcomes: Sequence[Outcome], places: bool = False) -> dict[str, dict[str, int]]:
+    """Stops compared and equal per rule, up to each scenario's first divergence (``places``:
+    of where the stops stand, values aside)."""
     table: dict[str, Counter[str]] = {}
     for o in outcomes:
-        end = o.first_divergence["stop"] if o.first_divergence else len(o.theirs) - 1
+        first = o.first_place_divergence if places else o.first_divergence
+        end = first["stop"] if first else len(o.theirs) - 1
         for k in range(min(end + 1, len(o.theirs))):
             request, after = o.theirs[k]
             before = o.theirs[k - 1][1] if k else None
             counts = table.setdefault(rule_of(request, before, after), Counter())
             counts["stops"] += 1
-            counts["equal"] += k < end or o.first_divergence is None
+            counts["equal"] += k < end or first is None
     return {rule: dict(c) for rule, c in sorted(table.items())}
 
 
@@ -390,6 +410,12 @@ def summary(outcomes: Sequence[Outcome]) -> dict[str, Any]:
         "first_divergence_requests": dict(requests.most_common()),
         "errors": {o.name: o.error for o in outcomes if o.error},
         "by_rule": by_rule(outcomes),
+        "places": {
+            "note": "where the stops stand (reason, line, frames), values aside",
+            "scenarios_equal": sum(o.first_place_divergence is None for o in outcomes),
+            "stops_equal_before_first_divergence": sum(o.places_equal for o in outcomes),
+            "by_rule": by_rule(outcomes, places=True),
+        },
     }
 
 
@@ -402,6 +428,8 @@ def details(outcomes: Sequence[Outcome]) -> list[dict[str, Any]]:
             "compared": o.compared,
             "rendering": o.rendering,
             "first_divergence": o.first_divergence,
+            "places_equal": o.places_equal,
+            "first_place_divergence": o.first_place_divergence,
             "error": o.error,
         }
         for o in outcomes

@@ -78,6 +78,7 @@ Decide = Callable[[Stop], tuple[bool, str | None]]
 Log = Callable[[str], Awaitable[None]]
 
 MAX_EVENTS = 20_000  # events one request may walk (the tracer records at most 10,000)
+MAX_PREDICTED = 200  # ... when each event is a model's prediction
 PEEK = 4  # events looked ahead for the caller's locals after a return
 _COMPREHENSIONS = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"})
 _GENERATOR = 0x20 | 0x80  # CO_GENERATOR | CO_COROUTINE
@@ -179,6 +180,7 @@ class Stepper:
     def __init__(self, session: DebugSession, exact_continue: bool) -> None:
         self.session = session
         self.exact_continue = exact_continue
+        self.max_events = MAX_EVENTS if exact_continue else MAX_PREDICTED
         self.state = StepState()
         self._facts = code_facts(session.program.source, session.program.path)
         self._own = {session.program.path, ENTRY_FILE}
@@ -352,7 +354,7 @@ class Stepper:
         self._sync()
         if self.session.current.state.kind is StateKind.LINE and self.own(self.session.current):
             return self._show(len(self.session.stops) - 1, "entry")
-        for _ in range(MAX_EVENTS):
+        for _ in range(self.max_events):
             stop = await self.session.step(Action(kind=ActionKind.STEP_INTO), options)
             self._sync()
             k = len(self.session.stops) - 1
@@ -360,7 +362,7 @@ class Stepper:
                 return stop
             if stop.state.kind is StateKind.LINE and self.own(stop):
                 return self._show(k, "entry")
-        raise BackendError(f"no line of the program within {MAX_EVENTS} events")
+        raise BackendError(f"no line of the program within {self.max_events} events")
 
     async def request(
         self,
@@ -403,7 +405,7 @@ class Stepper:
         mode: Mode = request
         frame = self.key(start)
         initial = (frame, start.line) if request == "stepIn" else None
-        for _ in range(MAX_EVENTS):
+        for _ in range(self.max_events):
             stop = await session.step(Action(kind=ActionKind.STEP_INTO), options)
             self._sync()
             k = len(session.stops) - 1
@@ -446,7 +448,7 @@ class Stepper:
                     (before == "stepIn" and caller != initial) or (before == "stepOut" and ours)
                 ):
                     return self._show(k, "step", await self._caller_view(k, options))
-        raise BackendError(f"the request did not stop within {MAX_EVENTS} events")
+        raise BackendError(f"the request did not stop within {self.max_events} events")
 
     def _uncaught(self, k: int) -> Stop:
         """After an error exit: back to where the exception that ended the run was raised."""
