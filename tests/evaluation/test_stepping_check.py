@@ -70,11 +70,13 @@ def test_a_stop_elsewhere_is_a_divergence_and_nothing_resynchronises(tmp_path: P
 
     outcome = Outcome("made", ours=[("start", at(3)), ("next", at(5)), ("next", at(6))],
                       theirs=[("start", at(3)), ("next", at(4)), ("next", at(5))])  # fmt: skip
-    judged = judge(outcome, ["x"] * 10)
+    judged = judge(outcome, [f"x = {i}" for i in range(10)])
     assert judged.equal == 1 and judged.compared == 3
     assert judged.first_divergence is not None and judged.first_divergence["stop"] == 1
     assert "position" in judged.first_divergence["kinds"]
-    same = judge(Outcome("same", ours=outcome.ours, theirs=outcome.ours), ["x"] * 10)
+    assert judged.first_place_divergence == {"stop": 1, "request": "next",
+                                             "kinds": judged.first_divergence["kinds"]}  # fmt: skip
+    same = judge(Outcome("same", ours=outcome.ours, theirs=outcome.ours), [])
     assert same.agrees and same.equal == 3
 
 
