@@ -38,15 +38,12 @@ Mapping the two debuggers onto each other
   longer. The model's ``  (62% sure)`` suffix is removed from ndb's values.
 * The debuggee runs with ``PYTHONHASHSEED=0``, as ndb's tracer runs it, so set reprs agree.
 
-Stepping granularity differs by design, and the comparison re-synchronises on it before
-comparing (each re-synchronisation is counted by kind, see :data:`NOTES`): ndb also stops at a
-function's call event (on its ``def`` line), at its return event and at exception events, where
-debugpy stops on lines only; after ``stepIn`` or ``stepOut`` across a return, debugpy stops once
-more on the caller's line (the call being finished), and after an entry function returns it stops
-in the runner. Such an extra stop is followed by one more ``stepIn`` (``next`` or ``continue``
-when that was the request) on the side that made it. A position disagreement that these rules
-do not explain ends the stepping of that program (the two runs are no longer at the same point),
-and the run goes on to the ``exit`` scenario.
+Nothing is re-synchronised: ndb stops where debugpy stops (``model_backend/stepping.py``), so
+each request is sent once to each side and the two stops compared. A position disagreement ends
+the stepping of that program (the two runs are no longer at the same point), and the run goes
+on to the ``exit`` scenario. (Older results files list re-synchronisations by kind, from when
+ndb stopped on call, return and exception events; :data:`NOTES` keeps their explanations.)
+The hand-written scenarios of ``evaluation/stepping_check.py`` check every stepping rule.
 
 ``python -m neural_debugger.evaluation.dap_crosscheck [--programs N] [--backend oracle|local]``
 prints a table and writes ``evaluation/results/dap_crosscheck.json``. With ``--backend local``
@@ -638,7 +635,7 @@ class DebugpySide(Side):
             "console": "internalConsole",
             "justMyCode": True,
             "stopOnEntry": False,
-            "showReturnValue": False,
+            "showReturnValue": True,  # as VS Code launches it; ndb shows (return) entries
             "subProcess": False,
             "python": [sys.executable],
             "cwd": str(self.prepared.path.parent),
@@ -768,34 +765,12 @@ def _follow_up(command: str) -> str:
 async def _synchronised(
     command: str, ours: NdbSide, theirs: DebugpySide
 ) -> tuple[Snapshot, Snapshot, tuple[str, ...]]:
-    """``command`` on both sides, then extra steps past stops only one debugger makes.
-
-    ndb's call, return and exception stops are always passed. debugpy's stop on a caller's line
-    after a return is passed after ``stepIn`` and ``stepOut`` (where it makes one even when the
-    caller's next line is that same line, as in a comprehension's loop), and after ``next`` or
-    ``continue`` only when the lines differ (debugpy's ``next`` goes to the caller's next line).
-    Returns the two stops and the names of the re-synchronisations made (kinds in NOTES).
-    """
+    """``command`` on both sides, and nothing more: ndb follows debugpy's stepping rules
+    (``model_backend/stepping.py``), so a stop one debugger makes and the other does not is a
+    divergence, never re-synchronised. (The empty tuple keeps the results' ``resyncs`` field.)"""
     a = await ours.act(command)
     b = await theirs.act(command)
-    resyncs: list[str] = []
-    for _ in range(MAX_EXTRA_STEPS):
-        if a.kind == "failed":
-            break
-        if not a.exited and a.kind in ("call", "return", "exception"):
-            resyncs.append(f"ndb_{a.kind}_event")
-            a = await ours.act(_follow_up(command))
-        elif _caller_after_return(theirs.previous, b) and (
-            command in ("stepIn", "stepOut") or a.position != b.position
-        ):
-            resyncs.append("debugpy_caller_after_return")
-            b = await theirs.act(_follow_up(command))
-        elif b.position == OUTSIDE and a.position != OUTSIDE:
-            resyncs.append("debugpy_entry_runner")
-            b = await theirs.act(_follow_up(command))
-        else:
-            break
-    return a, b, tuple(resyncs)
+    return a, b, ()
 
 
 async def run_program(

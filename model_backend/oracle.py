@@ -43,28 +43,37 @@ class OracleSession:
         self.run = trace(program, limits)
         forward = StateTree.forward(program, self.run)
         self.tree = StateTree.inverse_of(program, self.run, forward=forward) if inverse else forward
-        self._path: list[tuple[Action, int]] = []  # the last history's actions and nodes
+        self._path: list[tuple[Action, int, State]] = []  # the last history, checked
 
     def first_state(self) -> State:
         return self.tree.state(0)
 
     def node_of(self, history: History) -> int:
-        """The tree node ``history`` ends at, checking every state against the real run."""
+        """The tree node ``history`` ends at, checking every state against the real run.
+
+        The last history's actions, nodes and states are kept: a state already checked (the
+        same object) is not checked again, so a walk of many single steps stays linear.
+        """
         if history.states[0] != self.first_state():
             raise BackendError("the oracle starts from the real run's first state only")
         node = 0
         for i, action in enumerate(history.actions):
+            state = history.states[i + 1]
             if i < len(self._path) and self._path[i][0] == action:
                 target = self._path[i][1]
+                if self._path[i][2] is state:
+                    node = target
+                    continue
             else:
                 del self._path[i:]
                 target = self.tree.next(node, action)
-                self._path.append((action, target))
-            if self.tree.state(target, node, action) != history.states[i + 1]:
+            if self.tree.state(target, node, action) != state:
                 raise BackendError(
                     f"state {i + 1} of this session differs from the real run (an edited value "
                     "or a predicted step): the oracle cannot follow it"
                 )
+            del self._path[i:]
+            self._path.append((action, target, state))
             node = target
         del self._path[len(history.actions) :]
         return node

@@ -64,6 +64,10 @@ class Stop:
     confidence: Confidence = field(default_factory=Confidence)
     action: Action | None = None
     prediction: Prediction | None = None
+    # set on the stop a request showed (see :mod:`.stepping`): debugpy's ``(return) NAME``
+    # entries of the frame, and why it stopped (``step``, ``breakpoint``, ``exception``...)
+    returns: tuple[tuple[str, str], ...] = ()
+    reason: str | None = None
 
     @property
     def exited(self) -> bool:
@@ -133,6 +137,9 @@ class DebugSession:
         self.states: list[State] = []
         self.actions: list[Action] = []
         self.stops: list[Stop] = []
+        # the stop shown at event k when it is not the event itself (a return shown in the
+        # caller, as debugpy shows it); kept by :mod:`.stepping`, dropped with the event
+        self.views: dict[int, Stop] = {}
         if first is None:
             oracle_first = getattr(backend, "first_state", None)
             if inverse and oracle_first is None:
@@ -165,6 +172,12 @@ class DebugSession:
 
     @property
     def current(self) -> Stop:
+        """The stop shown now: the last event, or the view a request made of it."""
+        return self.views.get(len(self.stops) - 1, self.stops[-1])
+
+    @property
+    def event(self) -> Stop:
+        """The last event of the history itself (what edits and jumps change)."""
         return self.stops[-1]
 
     @property
@@ -191,6 +204,7 @@ class DebugSession:
         """Return to the previous stop (from the recorded history; nothing is predicted)."""
         if len(self.stops) == 1:
             raise BackendError("already at the first stop")
+        self._drop_view()
         self.stops.pop()
         self.states.pop()
         self.actions.pop()
@@ -204,7 +218,7 @@ class DebugSession:
         The current state is replaced by one with the edited locals, written as the stop was (a
         diff against the stop before, or the whole locals); every later prediction sees it.
         """
-        stop = self.current
+        stop = self.event
         if stop.locals is None:
             raise BackendError(f"a {stop.state.kind} stop has no variables to edit")
         if name not in stop.locals:
@@ -212,6 +226,7 @@ class DebugSession:
         edited = dict(stop.locals)
         edited[name] = value
         action, prediction = stop.action, stop.prediction
+        self._drop_view()
         self.stops.pop()
         self.states.pop()
         self._full.pop()
@@ -248,7 +263,7 @@ class DebugSession:
     def goto_targets(self, line: int) -> bool:
         """Whether the current stop (a line stop) may jump to program ``line``: a statement of
         its own function."""
-        stop = self.current
+        stop = self.event
         lines = self.program.lines
         if self.inverse or stop.state.kind is not StateKind.LINE or stop.line is None:
             return False
@@ -265,12 +280,13 @@ class DebugSession:
             raise BackendError(
                 f"cannot jump to line {line}: only from a line stop to a statement of its function"
             )
-        stop = self.current
+        stop = self.event
         assert stop.locals is not None
         state = State(
             kind=StateKind.LINE, src=self.program.lines[line - 1], locals=dict(stop.locals)
         )
         action, prediction = stop.action, stop.prediction
+        self._drop_view()
         self.stops.pop()
         self.states.pop()
         self._full.pop()
@@ -280,6 +296,9 @@ class DebugSession:
         return self._record(state, action, prediction)
 
     # ---- bookkeeping -----------------------------------------------------------------
+
+    def _drop_view(self) -> None:
+        self.views.pop(len(self.stops) - 1, None)
 
     def _record(self, state: State, action: Action | None, prediction: Prediction | None) -> Stop:
         self._trackers.append(self._tracker.snapshot())

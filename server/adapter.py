@@ -28,13 +28,14 @@ from pydantic import ValidationError
 from neural_debugger.model_backend.backend import BackendError
 from neural_debugger.model_backend.compare import compare_with_real_run
 from neural_debugger.model_backend.session import DebugSession, Stop
+from neural_debugger.model_backend.stepping import Request as StepRequest
+from neural_debugger.model_backend.stepping import Stepper
 from neural_debugger.protocol import Action, ActionKind, StateKind
 from neural_debugger.tracer.program import ENTRY_FILE
 
 from .breakpoints import (
     BreakpointTable,
     LineBreakpoint,
-    continue_to,
     reverse_to,
     same_file,
 )
@@ -114,6 +115,7 @@ class Adapter:
         self._client = InitializeArguments()
         self._launch: LaunchArguments | None = None
         self._session: DebugSession | None = None
+        self._stepper: Stepper | None = None  # debugpy's stepping rules, forward sessions
         self._inspector: Inspector | None = None
         self._breakpoints = BreakpointTable()
         self._configured = False
@@ -278,6 +280,7 @@ class Adapter:
 
     def _install(self, session: DebugSession, args: LaunchArguments) -> None:
         self._session, self._launch = session, args
+        self._stepper = None if session.inverse else Stepper(session, args.backend == "oracle")
         self._inspector = Inspector(session)
         self._terminated = False
         self._begun = False
@@ -313,12 +316,15 @@ class Adapter:
         if self._begun:
             return
         self._begun = True
-        if self._launch.stop_on_entry or self._session.inverse:
+        if self._session.inverse:
             await self._report(self._session.current, "entry")
             return
-        session = self._session
-        table, log = self._breakpoints, self._log_point
-        await self._start(lambda: continue_to(session, table, log=log), self._continued_reason)
+        stepper = self._stepper
+        assert stepper is not None
+        if self._launch.stop_on_entry:  # debugpy's entry stop: the program's first line
+            await self._start(stepper.entry, self._continued_reason)
+            return
+        await self._start(self._forward("continue"), self._continued_reason)
 
     async def _restart(self, args: RestartArguments) -> Body:
         launch = args.arguments or self._launch
@@ -520,37 +526,54 @@ class Adapter:
     # ---- moving ----------------------------------------------------------------------------------
 
     def _step(self, thread: int, forward: ActionKind, inverse: ActionKind) -> None:
+        """An inverse session's step: one inverse action."""
         session, _ = self._stopped(thread)
         if session.finished:
             raise RequestError("the program has exited: step back or restart")
         action = Action(kind=inverse if session.inverse else forward)
         self._after.append(lambda: self._start(lambda: session.step(action), self._stepped_reason))
 
+    def _forward(self, request: StepRequest) -> Callable[[], Awaitable[Stop]]:
+        """A forward request, walked by the stepping rules (debugpy's stops)."""
+        stepper, table = self._stepper, self._breakpoints
+        assert stepper is not None and self._session is not None
+        program = self._session.program
+        stepper.set_breakpoint_lines(set(table.active()))
+        return lambda: stepper.request(
+            request,
+            lambda stop: table.decide(stop, program),
+            table.filters,
+            log=self._log_point,
+        )
+
+    def _walk(self, thread: int, request: StepRequest) -> None:
+        session, _ = self._stopped(thread)
+        if session.finished:
+            raise RequestError("the program has exited: step back or restart")
+        work = self._forward(request)
+        reason = self._continued_reason if request == "continue" else self._stepped_reason
+        self._after.append(lambda: self._start(work, reason))
+
     async def _next(self, args: ThreadArguments) -> Body:
-        self._step(args.thread_id, ActionKind.STEP_OVER, ActionKind.INV_STEP_OVER)
+        if self._stepper is None:
+            self._step(args.thread_id, ActionKind.STEP_OVER, ActionKind.INV_STEP_OVER)
+        else:
+            self._walk(args.thread_id, "next")
         return None
 
     async def _step_in(self, args: ThreadArguments) -> Body:
-        self._step(args.thread_id, ActionKind.STEP_INTO, ActionKind.INV_STEP_INTO)
+        if self._stepper is None:
+            self._step(args.thread_id, ActionKind.STEP_INTO, ActionKind.INV_STEP_INTO)
+        else:
+            self._walk(args.thread_id, "stepIn")
         return None
 
     async def _step_out(self, args: ThreadArguments) -> Body:
-        """Forward, as a debugger user knows it: out of the function and into the caller, the
-        return value shown there (two predictions: the return, then the next step)."""
-        session, _ = self._stopped(args.thread_id)
-        if session.inverse:
+        """Out of the function: debugpy stops in the caller, on the line of the call."""
+        if self._stepper is None:
             self._step(args.thread_id, ActionKind.STEP_RETURN, ActionKind.INV_STEP_CALL)
-            return None
-        if session.finished:
-            raise RequestError("the program has exited: step back or restart")
-
-        async def out() -> Stop:
-            stop = await session.step(Action(kind=ActionKind.STEP_RETURN))
-            if stop.state.kind is StateKind.RETURN and stop.depth > 0:
-                stop = await session.step(Action(kind=ActionKind.STEP_INTO))
-            return stop
-
-        self._after.append(lambda: self._start(out, self._stepped_reason))
+        else:
+            self._walk(args.thread_id, "stepOut")
         return None
 
     async def _continue(self, args: ThreadArguments) -> Body:
@@ -558,17 +581,14 @@ class Adapter:
         if session.inverse:  # backwards, "continue" jumps to the inputs of the call
             self._step(args.thread_id, ActionKind.INV_STEP_CALL, ActionKind.INV_STEP_CALL)
             return {"allThreadsContinued": True}
-        if session.finished:
-            raise RequestError("the program has exited: step back or restart")
-        table = self._breakpoints
-        work = lambda: continue_to(session, table, log=self._log_point)  # noqa: E731
-        self._after.append(lambda: self._start(work, self._continued_reason))
+        self._walk(args.thread_id, "continue")
         return {"allThreadsContinued": True}
 
     async def _step_back(self, args: ThreadArguments) -> Body:
+        """Back to the stop shown before (nothing is predicted)."""
         session, _ = self._stopped(args.thread_id)
         try:
-            stop = session.step_back()
+            stop = session.step_back() if self._stepper is None else self._stepper.step_back()
         except BackendError as err:
             raise RequestError(str(err)) from None
         self._after.append(lambda: self._report(stop, "step"))
@@ -609,8 +629,12 @@ class Adapter:
 
     async def _reverse_continue(self, args: ThreadArguments) -> Body:
         session, _ = self._stopped(args.thread_id)
+        table, program = self._breakpoints, session.program
         try:
-            stop = reverse_to(session, self._breakpoints)
+            if self._stepper is None:
+                stop = reverse_to(session, table)
+            else:
+                stop = self._stepper.reverse_continue(lambda s: table.hit(s, program) is not False)
         except BackendError as err:
             raise RequestError(str(err)) from None
         reason = self._continued_reason(stop)
@@ -696,10 +720,14 @@ class Adapter:
         await self._send(event("progressStart", body))
 
     def _stepped_reason(self, stop: Stop) -> str:
+        if stop.reason is not None:
+            return stop.reason
         return "exception" if stop.state.kind in EXCEPTION_KINDS else "step"
 
     def _continued_reason(self, stop: Stop) -> str:
         assert self._session is not None
+        if stop.reason is not None:
+            return stop.reason
         if stop.state.kind in EXCEPTION_KINDS:
             return "exception"
         if self._breakpoints.on_breakpoint(stop, self._session.program):

@@ -9,15 +9,19 @@ evaluator can compute over them. Texts that are not literals (``<object at 0x...
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 MAX_TEXT = 200_000  # longer repr texts are shown, never rebuilt
-SURE = 0.995  # at or above this a value is shown plainly, without a confidence suffix
+SURE = 0.995  # at or above this (below 1) a probability reads ">99%"
 CONTAINERS = (list, tuple, dict, set, frozenset)
 
 
 class NotALiteral(ValueError):
     """A repr text that cannot be rebuilt into a value."""
+
+
+_CLASS = re.compile(r"<class '([A-Za-z_][\w.]*)'>")
 
 
 def rebuild(text: str) -> Any:
@@ -123,14 +127,19 @@ def sureness(p: float | None, edited: bool = False) -> str:
     return f"{percent(p)} sure"
 
 
-def shown_value(text: str, p: float | None, edited: bool = False) -> str:
-    """A value as the Variables view shows it: unsure values carry ``  (62% sure)``.
+def shown_value(text: str, module: str = "__main__", classes: frozenset[str] = frozenset()) -> str:
+    """A value as debugpy prints it, so Copy Value and watches get the value itself.
 
-    Sure values (and edits) are shown plainly, so a real run (the oracle) reads like any debugger.
+    How sure the model was is never part of it (the variable's ``type`` carries it). The
+    tracer writes a class of the program as ``<class 'Name'>``; Python (and debugpy) writes
+    ``<class 'module.Name'>``, so the program's own classes get their module back.
     """
-    if edited or p is None or p >= SURE:
+    if "<class '" not in text or not classes:
         return text
-    return f"{text}  ({sureness(p)})"
+    return _CLASS.sub(
+        lambda m: f"<class '{module}.{m.group(1)}'>" if m.group(1) in classes else m.group(0),
+        text,
+    )
 
 
 def strip_sureness(text: str) -> str:

@@ -114,6 +114,8 @@ class Inspector:
     def __init__(self, session: DebugSession) -> None:
         self.session = session
         self.handles = Handles()
+        self._module = session.program.module_name
+        self._classes = program_classes(session.program.source)
         self._edits: dict[int, tuple[Stop, frozenset[str]]] = {}  # id(stop) -> names set
 
     def moved(self) -> None:
@@ -125,9 +127,11 @@ class Inspector:
     def frame_locals(self, frame: int) -> FrameLocals | None:
         """The variables of a frame (0 = innermost) from the latest stop that showed them."""
         stops = self.session.stops
-        current = stops[-1]
+        current = self.session.current
         if not 0 <= frame < len(current.frames):
             raise InspectError(f"there is no frame {frame + 1} at this stop")
+        if frame == 0 and current is not stops[-1] and current.locals is not None:
+            return FrameLocals(current.locals, len(stops) - 1, True)  # a view (stepping)
         name = current.frames[-1 - frame].name
         depth = current.depth - frame
         for index in range(len(stops) - 1, -1, -1):
@@ -164,11 +168,13 @@ class Inspector:
         """The stop whose return value (or exception) the top frame shows: the current one, or
         just after stepping out, the callee's return that led here (as debugpy shows it)."""
         stops = self.session.stops
-        current = stops[-1]
+        current = self.session.current
         if current.state.value is not None:
             return current
+        if current.returns:  # shown as debugpy shows them: (return) entries among the Locals
+            return None
         stepped = current.action is not None and current.action.kind is ActionKind.STEP_INTO
-        if stepped and len(stops) > 1 and stops[-2].state.kind is StateKind.RETURN:
+        if self.session.inverse and stepped and stops[-2].state.kind is StateKind.RETURN:
             return stops[-2]
         return None
 
@@ -226,6 +232,11 @@ class Inspector:
         if found is None:
             return []
         result = []
+        if ref.frame == 0:  # debugpy's return values, sorted before the plain names
+            for name, text in current.returns:
+                result.append(
+                    self._variable(name, text, current.confidence.value, False, None, None)
+                )
         for name, text in found.variables.items():
             p, edited = self.confidence(found.index, name)
             part = PartRef(ref.frame, name, ())
@@ -248,7 +259,7 @@ class Inspector:
             number = self.handles.add(ref)
         return Variable(
             name=name,
-            value=shown_value(text, p, edited),
+            value=shown_value(text, self._module, self._classes),
             type=f"{type_name(text)} · {sureness(p, edited)}",
             variables_reference=number,
             evaluate_name=evaluate_name,
@@ -393,6 +404,15 @@ class Inspector:
         known = [p for p, _ in marks if p is not None]
         edited = all(e for _, e in marks)
         return self._variable("result", text, min(known) if known else None, edited, None, None)
+
+
+def program_classes(source: str) -> frozenset[str]:
+    """The names of the classes a program defines (how their class objects are written)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return frozenset()
+    return frozenset(n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef))
 
 
 def _paged(value: Any) -> int | None:

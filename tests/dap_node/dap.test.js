@@ -127,26 +127,25 @@ describe('ndb dap through DebugClient (oracle backend)', () => {
     await move('stepIn');
     assert.equal((await top()).line, 8);
 
-    await move('stepOut'); // as debugpy: out into the caller, the value returned shown there
+    // as debugpy: a breakpoint on the way stops a stepOut; without it, out into the caller
+    await dc.setBreakpointsRequest({ source: { path: EXAMPLE }, breakpoints: [] });
+    await move('stepOut');
     const frame = await top();
     assert.deepEqual([frame.name, frame.line, frame.source.name], ['main', 2, '<entry>']);
-    const [returned] = await scopes(frame.id);
-    assert.equal(returned.name, 'Return value');
-    assert.equal(returned.presentationHint, 'returnValue');
-    const values = await children(returned.variablesReference);
-    assert.deepEqual(values.map((v) => [v.name, v.value]), [['(return)', '[1, 2, 3]']]);
+    const [shown] = await scopes(frame.id);
+    assert.equal(shown.name, 'Locals');
+    const values = await children(shown.variablesReference);
+    assert.deepEqual(values.map((v) => [v.name, v.value]), [['(return) bubble_sort', '[1, 2, 3]']]);
   });
 
   it('steps into the call from the entry', async () => {
     const entry = await launch({ ...BUBBLE_SORT, stopOnEntry: true }, []);
     assert.equal(entry.reason, 'entry');
-    assert.equal((await top()).name, 'main');
-    await move('stepIn'); // to the line of the entry call
-    const call = await top();
+    const call = await top(); // as debugpy: the first line that runs, the entry call
     assert.deepEqual([call.name, call.line], ['main', 2]);
-    await move('stepIn'); // into the call
+    await move('stepIn'); // into the call: the first line of its body
     const trace = (await dc.stackTraceRequest(THREAD)).body.stackFrames;
-    assert.deepEqual(trace.map((f) => [f.name, f.line]), [['bubble_sort', 4], ['main', 2]]);
+    assert.deepEqual(trace.map((f) => [f.name, f.line]), [['bubble_sort', 5], ['main', 2]]);
   });
 
   it('evaluates expressions, and refuses unsafe ones with an error response', async () => {

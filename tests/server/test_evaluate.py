@@ -71,10 +71,12 @@ def test_conditions_and_the_names_they_read() -> None:
         parse("import os")
 
 
-def test_confidence_is_shown_only_when_unsure_and_stripped_from_edits() -> None:
-    assert shown_value("[1, 2]", 1.0) == "[1, 2]"
-    assert shown_value("[1, 2]", 0.62) == "[1, 2]  (62% sure)"
-    assert shown_value("7", 0.001) == "7  (<1% sure)"
-    assert shown_value("7", 0.2, edited=True) == "7"
+def test_values_are_debugpy_texts_and_confidence_is_stripped_from_edits() -> None:
+    assert shown_value("[1, 2]") == "[1, 2]"  # confidence is never part of a value
+    classes = frozenset({"Box"})
+    assert shown_value("<class 'Box'>", "__main__", classes) == "<class '__main__.Box'>"
+    assert shown_value("[<class 'Box'>, <class 'int'>]", "m", classes) == (
+        "[<class 'm.Box'>, <class 'int'>]"
+    )
     assert strip_sureness(" [1, 2]  (62% sure) ") == "[1, 2]"
     assert strip_sureness("'(not sure)'") == "'(not sure)'"

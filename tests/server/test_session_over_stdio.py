@@ -119,15 +119,18 @@ async def test_full_session_on_bubble_sort(stdio_server: tuple[DapClient, Proces
 
     await dap.ok("stepIn", threadId=1)
     await dap.stopped()
+    await dap.ok("stepOut", threadId=1)  # as debugpy: a breakpoint on the way stops it
+    assert (await dap.stopped())["reason"] == "breakpoint"
+    assert (await dap.top())["line"] == 11
+    await dap.ok("setBreakpoints", source={"path": str(EXAMPLE)}, breakpoints=[])
     await dap.ok("stepOut", threadId=1)
     await dap.stopped()  # as debugpy: in the caller, the callee's return value shown there
     top = await dap.top()
     assert (top["name"], top["line"], top["source"]["name"]) == ("main", 2, "<entry>")
     scopes = (await dap.ok("scopes", frameId=top["id"]))["scopes"]
-    assert scopes[0]["name"] == "Return value" and scopes[0]["presentationHint"] == "returnValue"
-    returned = await dap.ok("variables", variablesReference=scopes[0]["variablesReference"])
-    shown = [(v["name"], v["value"]) for v in returned["variables"]]
-    assert shown == [("(return)", "[1, 2, 3]")]  # main returns on that line at once
+    assert [s["name"] for s in scopes] == ["Locals"]
+    returned = await dap.locals(top["id"])  # debugpy's entry among the caller's Locals
+    assert returned["(return) bubble_sort"]["value"] == "[1, 2, 3]"
 
     await dap.ok("continue", threadId=1)
     assert (await dap.event("exited"))["body"] == {"exitCode": 0}
@@ -150,8 +153,8 @@ async def test_stop_on_entry_then_conditional_breakpoint_and_reverse_continue(
     await dap.start(stopOnEntry=True)
     entry = await dap.stopped()
     assert entry["reason"] == "entry"
-    top = await dap.top()
-    assert (top["name"], top["line"], top["source"]["name"]) == ("main", 1, "<entry>")
+    top = await dap.top()  # as debugpy: the first line that runs, not the call of the frame
+    assert (top["name"], top["line"], top["source"]["name"]) == ("main", 2, "<entry>")
     await dap.ok(
         "setBreakpoints",
         source={"path": str(EXAMPLE)},
@@ -187,24 +190,29 @@ async def test_exception_stop_and_error_exit(
     await dap.ok("initialize", adapterID="ndb")
     await dap.ok("launch", program=str(program), entry="ratio(1)", backend="oracle",
                  stopOnEntry=True)  # fmt: skip
+    await dap.ok("setExceptionBreakpoints", filters=["uncaught"])
     await dap.ok("configurationDone")
     await dap.stopped()
-    reasons = []
-    for _ in range(5):
+    lines = []
+    for _ in range(2):  # as debugpy: the first lines of the body, never the call or raise events
         await dap.ok("stepIn", threadId=1)
-        reasons.append((await dap.stopped())["reason"])
-    assert reasons == ["step", "step", "step", "step", "exception"]
+        assert (await dap.stopped())["reason"] == "step"
+        lines.append((await dap.top())["line"])
+    assert lines == [2, 3]
+    await dap.ok("next", threadId=1)  # the exception ends the run: the uncaught filter stops
+    stop = await dap.stopped()
+    assert stop["reason"] == "exception" and stop["text"].startswith("ZeroDivisionError(")
     info = await dap.ok("exceptionInfo", threadId=1)
     assert info["exceptionId"] == "ZeroDivisionError" and info["breakMode"] == "always"
     top = await dap.top()
     assert (top["name"], top["line"]) == ("ratio", 3)
     scopes = (await dap.ok("scopes", frameId=top["id"]))["scopes"]
-    assert [s["name"] for s in scopes] == ["Exception", "Locals (as last seen, line 3)"]
+    assert [s["name"] for s in scopes] == ["Exception", "Locals"]
     raised = await dap.ok("variables", variablesReference=scopes[0]["variablesReference"])
     assert raised["variables"][0]["name"] == "(exception)"
     assert raised["variables"][0]["value"].startswith("ZeroDivisionError(")
     assert (await dap.locals())["y"]["value"] == "2"
-    assert "shows no variables to set" in await dap.refused(
+    assert "no variables to edit" in await dap.refused(
         "setVariable", variablesReference=scopes[1]["variablesReference"], name="y", value="0"
     )
     await dap.ok("continue", threadId=1)
@@ -246,12 +254,15 @@ async def test_step_out_lands_in_the_caller_with_the_return_value(
     await dap.stopped()
     await dap.ok("stepOut", threadId=1)
     await dap.stopped()
-    top = await dap.top()
-    assert (top["name"], top["line"]) == ("outer", 7)
-    scopes = (await dap.ok("scopes", frameId=top["id"]))["scopes"]
-    returned = await dap.ok("variables", variablesReference=scopes[0]["variablesReference"])
-    assert [(v["name"], v["value"]) for v in returned["variables"]] == [("(return) inner", "6")]
-    assert (await dap.locals())["z"]["value"] == "6"
+    top = await dap.top()  # as debugpy: on the call's line, its assignment not yet done
+    assert (top["name"], top["line"]) == ("outer", 6)
+    shown = await dap.locals()
+    assert [(n, v["value"]) for n, v in shown.items()] == [("(return) inner", "6"), ("y", "3")]
+    await dap.ok("next", threadId=1)
+    await dap.stopped()
+    assert (await dap.top())["line"] == 7
+    shown = await dap.locals()
+    assert shown["z"]["value"] == "6" and shown["(return) inner"]["value"] == "6"
 
 
 async def test_restart_frame_and_goto(stdio_server: tuple[DapClient, Process]) -> None:
@@ -262,7 +273,7 @@ async def test_restart_frame_and_goto(stdio_server: tuple[DapClient, Process]) -
     await dap.event("initialized")
     await dap.ok("configurationDone")
     await dap.stopped()
-    for _ in range(4):  # main:2, bubble_sort:4 (the call), 5, 6
+    for _ in range(2):  # from main:2 (the entry stop) to bubble_sort:5 and 6, as debugpy steps
         await dap.ok("stepIn", threadId=1)
         await dap.stopped()
     assert (await dap.top())["line"] == 6

@@ -1,0 +1,4 @@
+# actions: continue continue continue
+for i in range(5):
+    square = i * i  # BP hit >= 3
+print("done")

@@ -1,0 +1,4 @@
+# stopOnEntry
+# actions: next next next next next
+a = 1
+b = a + 1

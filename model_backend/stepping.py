@@ -1,0 +1,576 @@
+"""Where a debugger request stops: debugpy's stepping rules, applied to a walk over events.
+
+A debug session's backend answers one language action at a time; a person asks for ``next``,
+``stepIn``, ``stepOut`` or ``continue``. This module turns the one into the other so that every
+stop is the one debugpy (pydevd, ``justMyCode``, Python 3.11) shows for the same request. It
+walks the run one event at a time (the ``step_into`` action: the next call, line, return or
+exception event, anywhere) and decides after each event whether the request ends there. The
+oracle's events are the real run's, so its stops are exactly debugpy's; a model's are predicted,
+and its stops are debugpy's whenever its predictions are right.
+
+The rules, each observed on debugpy (``evaluation/scenarios/seen``; ``S`` is the frame the
+request started in, the *stop frame*; a frame is "own" when it runs the program's file):
+
+==================  ==============================================================================
+event               the request stops there when
+==================  ==============================================================================
+line, on a          any request: a verified breakpoint on that line whose condition holds and
+breakpoint          whose hit count is reached (the hit is counted), reason ``breakpoint``; a
+                    log point writes its message and the walk goes on. Lambdas, comprehensions
+                    and later loop iterations on the line each hit it.
+line                ``stepIn``: in any own frame. ``next``: in ``S`` only. ``stepOut`` and
+                    ``continue``: never (besides breakpoints). Reason ``step``.
+return of ``S``     ``stepOut``: stops in the caller, on the line of the call (the call is done,
+(not a yield)       its assignment is not). ``next``: does not stop; from here on the request
+                    is a ``stepIn`` (the caller's next line, or the caller's caller when the
+                    caller returns at once).
+return, other       ``stepIn`` (or a ``next``/``stepOut`` turned into one): stops in the caller, on
+(not a yield)       the call's line, unless that is where the ``stepIn`` began. Never from the
+                    top frame (nothing own to return to: the walk goes on to the end).
+yield               never: a generator pausing is not a return (a ``return`` event on a line
+                    without a return instruction of its code, as pydevd tells them apart); a
+                    ``next`` in a generator goes on when it resumes.
+exception           filter ``raised``: where it is raised (not again as it passes through
+                    callers), reason ``exception``. No filter: never (``next`` on a raising
+                    line goes on to the ``except`` line, or through ``finally`` to the caller).
+end with an error   filter ``uncaught``: one stop at the raise point of the exception that ended
+                    the run (its frames and locals), reason ``exception``; the next request
+                    ends the run. ``userUnhandled`` never stops: every traced frame is own code.
+end                 the run is over (``exited``).
+==================  ==============================================================================
+
+Return values (debugpy's ``showReturnValue``, on by default in VS Code): a return (not a yield)
+is written into the caller's ``(return) NAME`` entries, shown among the caller's Locals until the
+caller returns, when the request walking past it is ``stepIn`` (any own caller), ``next`` (the
+callee of ``S``; after ``S`` returns, like ``stepIn``) or ``stepOut`` (the return of ``S``);
+``continue`` writes none. ``NAME`` is the code's name, ``Class.name`` when the first parameter
+is ``self`` or ``cls`` (pydevd's ``get_func_name``); entries sort before the plain names.
+
+A stop in the caller after a return is a *view* of the return event: the caller's frames, its
+line, its locals (as last seen, updated from its next event for the names its line does not
+change itself), and its return values. ``stepBack`` returns to the previous stop shown;
+``reverseContinue`` to the latest earlier line event, of the events walked, on a breakpoint
+that holds (or the first stop).
+
+``continue`` walks every event with the oracle; with a model it keeps the jumps of
+:func:`.session.resume` (a walk costs one prediction per event), and each stop it reaches is
+judged by the rules above.
+"""
+
+from __future__ import annotations
+
+import ast
+import dis
+import types
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from neural_debugger.protocol import Action, ActionKind, State, StateKind
+from neural_debugger.tracer.program import ENTRY_FILE
+
+from .backend import BackendError, DecodeOptions
+from .session import DebugSession, Stop, resume
+
+Request = Literal["next", "stepIn", "stepOut", "continue"]
+Mode = Literal["next", "stepIn", "stepOut", "continue"]
+Decide = Callable[[Stop], tuple[bool, str | None]]
+Log = Callable[[str], Awaitable[None]]
+
+MAX_EVENTS = 20_000  # events one request may walk (the tracer records at most 10,000)
+MAX_PREDICTED = 200  # ... when each event is a model's prediction
+PEEK = 4  # events looked ahead for the caller's locals after a return
+_COMPREHENSIONS = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"})
+_GENERATOR = 0x20 | 0x80  # CO_GENERATOR | CO_COROUTINE
+_RETURN_OPS = frozenset({"RETURN_VALUE", "RETURN_CONST"})
+
+
+@dataclass(frozen=True)
+class CodeFacts:
+    """What the rules need to know of one code object of the program."""
+
+    name: str
+    first: int
+    last: int
+    generator: bool
+    return_lines: frozenset[int]
+    shown_name: str  # the name of its ``(return)`` entries
+
+
+def code_facts(source: str, filename: str) -> list[CodeFacts]:
+    """Every code object of the program, with its return lines and ``(return)`` name."""
+    try:
+        top = compile(source, filename, "exec", dont_inherit=True)
+    except SyntaxError:
+        return []
+    found: list[CodeFacts] = []
+    properties = _property_getters(source)
+    todo = [top]
+    while todo:
+        code = todo.pop()
+        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        lines = [n for _, _, n in code.co_lines() if n is not None]
+        returns = frozenset(
+            i.positions.lineno
+            for i in dis.get_instructions(code)
+            if i.opname in _RETURN_OPS and i.positions is not None and i.positions.lineno
+        )
+        shown = code.co_name
+        parts = code.co_qualname.split(".")
+        first_arg = code.co_varnames[0] if code.co_argcount and code.co_varnames else ""
+        method = (code.co_name, code.co_firstlineno) not in properties
+        if method and first_arg in ("self", "cls") and len(parts) >= 2 and parts[-2] != "<locals>":
+            shown = f"{parts[-2]}.{code.co_name}"
+        found.append(
+            CodeFacts(
+                name=code.co_name,
+                first=code.co_firstlineno,
+                last=max(lines, default=code.co_firstlineno),
+                generator=bool(code.co_flags & _GENERATOR),
+                return_lines=returns,
+                shown_name=shown,
+            )
+        )
+    return found
+
+
+def _property_getters(source: str) -> set[tuple[str, int]]:
+    """Functions made into properties, by name and first line: pydevd names their returns
+    without the class (the class attribute is the property, not the function)."""
+    found: set[tuple[str, int]] = set()
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for decorator in node.decorator_list:
+            name = decorator.id if isinstance(decorator, ast.Name) else ""
+            attr = decorator.attr if isinstance(decorator, ast.Attribute) else ""
+            if name in ("property", "cached_property") or attr in ("setter", "getter", "deleter"):
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                found.add((node.name, first))
+    return found
+
+
+@dataclass
+class StepState:
+    """What the rules keep across requests, per event of the session's history.
+
+    ``returns[k]`` maps a frame depth to that frame's ``(return)`` entries after event ``k``;
+    ``shown`` the events at which a request stopped, in order (the stop shown at an event,
+    when it is not the event itself, is the session's ``views[k]``).
+    """
+
+    returns: list[dict[int, dict[str, str]]] = field(default_factory=list)
+    parked: list[dict[tuple[int, str], dict[str, str]]] = field(default_factory=list)
+    shown: list[int] = field(default_factory=list)
+    uncaught: int | None = None  # the event an uncaught-exception stop was shown at
+
+    def trim(self, count: int) -> None:
+        """Forget what belongs to events past the first ``count`` (after steps back)."""
+        del self.returns[count:]
+        del self.parked[count:]
+        while self.shown and self.shown[-1] >= count:
+            self.shown.pop()
+        if self.uncaught is not None and self.uncaught >= count:
+            self.uncaught = None
+
+
+class Stepper:
+    """debugpy's stops for one session (see the module's table)."""
+
+    def __init__(self, session: DebugSession, exact_continue: bool) -> None:
+        self.session = session
+        self.exact_continue = exact_continue
+        self.max_events = MAX_EVENTS if exact_continue else MAX_PREDICTED
+        self.state = StepState()
+        self._facts = code_facts(session.program.source, session.program.path)
+        self._own = {session.program.path, ENTRY_FILE}
+        self._sync()
+
+    # ---- what is shown -----------------------------------------------------------------------
+
+    @property
+    def current(self) -> Stop:
+        """The stop shown now: the session's last event, or the view of it."""
+        self._sync()
+        return self.session.current
+
+    def _sync(self) -> None:
+        stops = self.session.stops
+        self.state.trim(len(stops))
+        while len(self.state.returns) < len(stops):
+            k = len(self.state.returns)
+            before = self.state.returns[k - 1] if k else {}
+            parked = dict(self.state.parked[k - 1]) if k else {}
+            stop = stops[k]
+            after = _fresh_frame(before, stop)
+            key = self.key(stop)
+            if key is not None and stop.state.kind is StateKind.RETURN and self.generator(stop):
+                parked[key] = dict(before.get(stop.depth, {}))  # a generator keeps its entries
+            elif key is not None and stop.state.kind is StateKind.CALL and key in parked:
+                after[stop.depth] = parked.pop(key)  # ... when it resumes
+            self.state.returns.append(after)
+            self.state.parked.append(parked)
+
+    # ---- facts about events ------------------------------------------------------------------
+
+    def _code(self, stop: Stop) -> CodeFacts | None:
+        if not stop.frames or stop.line is None:
+            return None
+        name = stop.frames[-1].name
+        line = stop.line
+        fits = [c for c in self._facts if c.name == name and c.first <= line <= c.last]
+        return min(fits, key=lambda c: c.last - c.first, default=None)
+
+    def generator(self, stop: Stop) -> bool:
+        code = self._code(stop)
+        return code is not None and code.generator
+
+    def is_yield(self, stop: Stop) -> bool:
+        """A return event that only pauses a generator."""
+        code = self._code(stop)
+        return code is not None and code.generator and stop.line not in code.return_lines
+
+    def shown_name(self, stop: Stop) -> str:
+        code = self._code(stop)
+        if code is not None:
+            return code.shown_name
+        return stop.frames[-1].name if stop.frames else "?"
+
+    def own(self, stop: Stop, outer: int = 0) -> bool:
+        """Whether frame ``outer`` levels out of the innermost runs the program's file (or the
+        entry call's wrapper, as debugpy counts the script that makes the entry call)."""
+        frames = stop.frames
+        if len(frames) <= outer:
+            return False
+        return frames[-1 - outer].file in self._own
+
+    @staticmethod
+    def key(stop: Stop, outer: int = 0) -> tuple[int, str] | None:
+        """A frame, ``outer`` levels out of the innermost: its depth and name."""
+        if len(stop.frames) <= outer:
+            return None
+        return stop.depth - outer, stop.frames[-1 - outer].name
+
+    def just_raised(self, k: int) -> bool:
+        """Whether the exception event ``k`` is where the exception was raised, not a caller
+        it passes through (which follows its callee's return at once)."""
+        stops = self.session.stops
+        before = stops[k - 1] if k > 0 else None
+        return not (
+            before is not None
+            and before.state.kind is StateKind.RETURN
+            and before.depth == stops[k].depth + 1
+        )
+
+    def last_locals(self, k: int, depth: int) -> dict[str, str]:
+        """The locals of the frame at ``depth`` as last seen up to event ``k``."""
+        for i in range(k, -1, -1):
+            stop = self.session.stops[i]
+            if stop.depth < depth:
+                break
+            if stop.depth == depth and stop.locals is not None:
+                return dict(stop.locals)
+        return {}
+
+    def _returns_of(self, k: int, depth: int) -> tuple[tuple[str, str], ...]:
+        entries = self.state.returns[k].get(depth, {})
+        return tuple(sorted((f"(return) {n}", v) for n, v in entries.items()))
+
+    # ---- views ---------------------------------------------------------------------------------
+
+    def _show(self, k: int, reason: str, view: Stop | None = None) -> Stop:
+        stop = view if view is not None else self.session.stops[k]
+        if view is None and stop.state.kind is StateKind.LINE:
+            stop = replace(stop, returns=self._returns_of(k, stop.depth), reason=reason)
+            view = stop
+        elif view is not None:
+            stop = view = replace(view, reason=reason)
+        else:
+            stop = replace(stop, reason=reason)
+            view = stop
+        self.session.views[k] = view
+        self.state.shown.append(k)
+        return stop
+
+    async def _caller_view(self, k: int, options: DecodeOptions | None) -> Stop:
+        """The return event ``k`` shown as debugpy shows it: in the caller, on the call's line.
+
+        The caller's locals are those last seen in it, updated from the caller's next event (a
+        look ahead of at most :data:`PEEK` events, taken back) for every name the line does not
+        assign: names bound since that no event showed (a comprehension's loop variable) and
+        objects the callee changed in place.
+        """
+        stop = self.session.stops[k]
+        frames = stop.frames[:-1]
+        caller = frames[-1]
+        depth = stop.depth - 1
+        program = self.session.program
+        source = program.wrapper_lines if caller.file == ENTRY_FILE else program.lines
+        text = source[caller.line - 1] if caller.line and caller.line <= len(source) else ""
+        locals_ = self.last_locals(k, depth)
+        later = await self._peek(depth, options)
+        if later:
+            bound = set() if caller.name in _COMPREHENSIONS else _assigned(text)
+            locals_.update({n: v for n, v in later.items() if n not in bound})
+        return replace(
+            stop,
+            state=State(kind=StateKind.LINE, src=text, locals=locals_),
+            locals=locals_,
+            file=caller.file,
+            line=caller.line,
+            depth=depth,
+            frames=frames,
+            returns=self._returns_of(k, depth),
+        )
+
+    async def _peek(self, depth: int, options: DecodeOptions | None) -> dict[str, str]:
+        """The locals of the next event at ``depth`` (within :data:`PEEK` events), taken back."""
+        session = self.session
+        start = len(session.stops)
+        found: dict[str, str] = {}
+        try:
+            for _ in range(PEEK):
+                stop = await session.step(Action(kind=ActionKind.STEP_INTO), options)
+                if stop.exited or stop.depth < depth:
+                    break
+                if stop.depth == depth and stop.locals is not None:
+                    found = dict(stop.locals)
+                    break
+        except BackendError:
+            pass
+        finally:
+            while len(session.stops) > start:
+                session.step_back()
+        return found
+
+    def _exception_view(self, k: int) -> Stop:
+        stop = self.session.stops[k]
+        return replace(stop, locals=self.last_locals(k, stop.depth))
+
+    # ---- requests ------------------------------------------------------------------------------
+
+    async def entry(self, options: DecodeOptions | None = None) -> Stop:
+        """stopOnEntry: the program's first line (debugpy does not show the module's call)."""
+        self._sync()
+        if self.session.current.state.kind is StateKind.LINE and self.own(self.session.current):
+            return self._show(len(self.session.stops) - 1, "entry")
+        for _ in range(self.max_events):
+            stop = await self.session.step(Action(kind=ActionKind.STEP_INTO), options)
+            self._sync()
+            k = len(self.session.stops) - 1
+            if stop.exited:
+                return stop
+            if stop.state.kind is StateKind.LINE and self.own(stop):
+                return self._show(k, "entry")
+        raise BackendError(f"no line of the program within {self.max_events} events")
+
+    async def request(
+        self,
+        request: Request,
+        decide: Decide,
+        filters: set[str],
+        log: Log | None = None,
+        options: DecodeOptions | None = None,
+    ) -> Stop:
+        """Walk from the stop shown now to where ``request`` stops (or the end)."""
+        session = self.session
+        if session.finished:
+            raise BackendError("the program has exited; no action can follow")
+        self._sync()
+        if self.state.uncaught is not None and self.state.uncaught == len(session.stops) - 1:
+            stop = await session.step(Action(kind=ActionKind.CONTINUE), options)  # run ends
+            self._sync()
+            return stop
+        start = len(session.stops)
+        try:
+            return await self._walk(request, decide, filters, log, options)
+        except BaseException:  # a failed or cancelled prediction: nothing half-recorded
+            while len(session.stops) > start:
+                session.step_back()
+            self._sync()
+            raise
+
+    async def _walk(
+        self,
+        request: Request,
+        decide: Decide,
+        filters: set[str],
+        log: Log | None,
+        options: DecodeOptions | None,
+    ) -> Stop:
+        session = self.session
+        if request == "continue" and not self.exact_continue:
+            return await self._jump(decide, filters, log, options)
+        start = self.current
+        mode: Mode = request
+        frame = self.key(start)
+        initial = (frame, start.line) if request == "stepIn" else None
+        for _ in range(self.max_events):
+            stop = await session.step(Action(kind=ActionKind.STEP_INTO), options)
+            self._sync()
+            k = len(session.stops) - 1
+            kind = stop.state.kind
+            if stop.exited:
+                if kind is StateKind.EXIT_ERROR and "uncaught" in filters:
+                    return self._uncaught(k)
+                return stop
+            if kind is StateKind.LINE:
+                if stop.file == session.program.path:
+                    stops_here, message = decide(stop)
+                    if message is not None and log is not None:
+                        await log(message)
+                    if stops_here:
+                        return self._show(k, "breakpoint")
+                if mode == "stepIn" and self.own(stop):
+                    return self._show(k, "step")
+                if mode == "next" and self.key(stop) == frame:
+                    return self._show(k, "step")
+            elif kind is StateKind.EXCEPTION:
+                if "raised" in filters and self.just_raised(k):
+                    return self._show(k, "exception", self._exception_view(k))
+            elif kind is StateKind.RETURN and not self.is_yield(stop):
+                ours = self.key(stop) == frame
+                caller_own = self.own(stop, 1)
+                before = mode
+                if ours and mode in ("next", "stepOut"):
+                    mode, frame, initial = "stepIn", None, None  # pydevd: step into from here
+                record = {
+                    "stepIn": caller_own,
+                    "next": self.key(stop, 1) == frame,
+                    "stepOut": ours,
+                    "continue": False,
+                }[mode]
+                if record and caller_own:
+                    entries = self.state.returns[k].setdefault(stop.depth - 1, {})
+                    entries[self.shown_name(stop)] = stop.state.value or "None"
+                caller = (self.key(stop, 1), stop.frames[-2].line if caller_own else None)
+                if caller_own and (
+                    (before == "stepIn" and caller != initial) or (before == "stepOut" and ours)
+                ):
+                    return self._show(k, "step", await self._caller_view(k, options))
+        raise BackendError(f"the request did not stop within {self.max_events} events")
+
+    def _uncaught(self, k: int) -> Stop:
+        """After an error exit: back to where the exception that ended the run was raised."""
+        session = self.session
+        raised = next(
+            (
+                i
+                for i in range(k - 1, 0, -1)
+                if session.stops[i].state.kind is StateKind.EXCEPTION and self.just_raised(i)
+            ),
+            None,
+        )
+        if raised is None:
+            return session.stops[k]
+        while len(session.stops) > raised + 1:
+            session.step_back()
+        self._sync()
+        self.state.uncaught = raised
+        return self._show(raised, "exception", self._exception_view(raised))
+
+    async def _jump(
+        self, decide: Decide, filters: set[str], log: Log | None, options: DecodeOptions | None
+    ) -> Stop:
+        """A model's continue: the jumps of :func:`resume`, each landing judged by ``decide``."""
+        lines = set(self._breakpoint_lines)
+        for _ in range(200):
+            stop = await resume(self.session, lines, options)
+            self._sync()
+            k = len(self.session.stops) - 1
+            if stop.exited:
+                if stop.state.kind is StateKind.EXIT_ERROR and "uncaught" in filters:
+                    return self._uncaught(k)
+                return stop
+            if stop.state.kind is StateKind.LINE and stop.file == self.session.program.path:
+                stops_here, message = decide(stop)
+                if message is not None and log is not None:
+                    await log(message)
+                if stops_here:
+                    return self._show(k, "breakpoint")
+            elif stop.line not in lines:
+                return self._show(k, "step")
+        raise BackendError("no breakpoint stopped within 200 hits")
+
+    _breakpoint_lines: frozenset[int] = frozenset()
+
+    def set_breakpoint_lines(self, lines: set[int]) -> None:
+        """The lines a model's continue jumps to (its walk needs no list)."""
+        self._breakpoint_lines = frozenset(lines)
+
+    # ---- backwards -----------------------------------------------------------------------------
+
+    def step_back(self) -> Stop:
+        """Back to the stop shown before this one (nothing is predicted)."""
+        self._sync()
+        earlier = [k for k in self.state.shown if k < len(self.session.stops) - 1]
+        if not earlier:
+            raise BackendError("already at the first stop")
+        target = earlier[-1]
+        while len(self.session.stops) > target + 1:
+            self.session.step_back()
+        self._sync()
+        return self.current
+
+    def reverse_continue(self, holds: Callable[[Stop], bool]) -> Stop:
+        """Back to the latest earlier line event on a breakpoint that holds (or the first)."""
+        self._sync()
+        stops = self.session.stops
+        if len(stops) == 1:
+            raise BackendError("already at the first stop")
+        target = next(
+            (
+                i
+                for i in range(len(stops) - 2, 0, -1)
+                if stops[i].state.kind is StateKind.LINE and holds(stops[i])
+            ),
+            self.state.shown[0] if self.state.shown else 0,
+        )
+        while len(self.session.stops) > target + 1:
+            self.session.step_back()
+        self._sync()
+        if target not in self.session.views and stops[target].state.kind is StateKind.LINE:
+            return self._show(target, "breakpoint")
+        if not self.state.shown or self.state.shown[-1] != target:
+            self.state.shown.append(target)
+        return self.current
+
+
+def _assigned(text: str) -> set[str]:
+    """The names a statement line changes itself, outside its comprehensions: its targets,
+    the subscripted or attributed names it stores into, and the names whose methods it calls
+    (``values.append(...)``), which may run after the call that returned."""
+    try:
+        tree = ast.parse(text.strip())
+    except SyntaxError:
+        return set()
+    inner: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.comprehension):
+            inner.update(id(n) for n in ast.walk(node.target))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in inner:
+            names.add(node.id)
+        elif isinstance(node, ast.Subscript | ast.Attribute) and isinstance(node.ctx, ast.Store):
+            base = node.value
+            if isinstance(base, ast.Name):
+                names.add(base.id)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+        ):
+            names.add(node.func.value.id)
+    return names
+
+
+def _fresh_frame(before: dict[int, dict[str, str]], stop: Stop) -> dict[int, dict[str, str]]:
+    """The ``(return)`` entries after ``stop``: frames deeper than it are gone; a call starts
+    its frame with none."""
+    if stop.exited:
+        return {}
+    kept = {d: dict(v) for d, v in before.items() if d <= stop.depth}
+    if stop.state.kind is StateKind.CALL:
+        kept.pop(stop.depth, None)
+    return kept

@@ -1,0 +1,110 @@
+"""The stepping rules on the oracle backend, without an adapter (debugpy's own stops are checked
+against these rules live in tests/evaluation/test_stepping_check.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from neural_debugger.model_backend.backend import BackendError
+from neural_debugger.model_backend.oracle import OracleEngine
+from neural_debugger.model_backend.session import DebugSession, Stop
+from neural_debugger.model_backend.stepping import Stepper, code_facts
+from neural_debugger.protocol import StateKind
+from neural_debugger.tracer.program import load_program
+
+PROGRAM = """\
+def work(n):
+    acc = 0
+    for i in range(n):
+        acc += i
+    return acc
+
+
+def gen(k):
+    while k > 0:
+        yield k
+        k -= 1
+
+
+start = 1
+done = work(2)
+total = sum(gen(2))
+print(done, total)
+"""
+
+
+async def _stepper(tmp_path: Path, source: str = PROGRAM) -> Stepper:
+    path = tmp_path / "prog.py"
+    path.write_text(source)
+    session = await DebugSession.open(load_program(path), OracleEngine())
+    return Stepper(session, exact_continue=True)
+
+
+def _no_breakpoints(stop: Stop) -> tuple[bool, str | None]:
+    return False, None
+
+
+def _at(line: int):
+    def decide(stop: Stop) -> tuple[bool, str | None]:
+        return stop.line == line, None
+
+    return decide
+
+
+async def test_step_in_lands_on_the_body_and_step_out_on_the_call_line(tmp_path: Path) -> None:
+    stepper = await _stepper(tmp_path)
+    entry = await stepper.entry()
+    assert (entry.line, entry.reason) == (1, "entry")  # the def statement runs first
+    assert (await stepper.request("continue", _at(15), set())).line == 15
+    inside = await stepper.request("stepIn", _no_breakpoints, set())
+    assert (inside.frames[-1].name, inside.line) == ("work", 2)  # not the def line
+    out = await stepper.request("stepOut", _no_breakpoints, set())
+    assert (out.frames[-1].name, out.line, out.depth) == ("<module>", 15, 0)
+    assert out.returns == (("(return) work", "1"),) and "done" not in (out.locals or {})
+    after = await stepper.request("next", _no_breakpoints, set())
+    assert after.line == 16 and after.locals is not None and after.locals["done"] == "1"
+    assert after.returns == (("(return) work", "1"),)  # kept while the frame runs
+    back = stepper.step_back()
+    assert back.line == 15 and back.returns == out.returns
+    assert stepper.step_back().line == 2
+    assert stepper.step_back().line == 15
+
+
+async def test_next_over_a_call_stops_at_a_breakpoint_in_it(tmp_path: Path) -> None:
+    stepper = await _stepper(tmp_path)
+    await stepper.entry()
+    await stepper.request("continue", _at(15), set())
+    hit = await stepper.request("next", _at(4), set())
+    assert (hit.frames[-1].name, hit.line, hit.reason) == ("work", 4, "breakpoint")
+    again = await stepper.request("continue", _at(4), set())
+    assert again.line == 4 and again.locals is not None and again.locals["i"] == "1"
+    end = await stepper.request("continue", _no_breakpoints, set())
+    assert end.exited
+    with pytest.raises(BackendError, match="exited"):
+        await stepper.request("next", _no_breakpoints, set())
+
+
+async def test_a_yield_is_not_a_return(tmp_path: Path) -> None:
+    facts = {c.name: c for c in code_facts(PROGRAM, "prog.py")}
+    assert facts["gen"].generator and 10 not in facts["gen"].return_lines
+    assert not facts["work"].generator and facts["work"].return_lines == {5}
+    stepper = await _stepper(tmp_path)
+    await stepper.entry()
+    hit = await stepper.request("continue", _at(10), set())
+    assert (hit.frames[-1].name, hit.line) == ("gen", 10)
+    resumed = await stepper.request("next", _no_breakpoints, set())  # the yield: no stop
+    assert (resumed.frames[-1].name, resumed.line) == ("gen", 11)
+
+
+async def test_uncaught_exception_stops_at_its_raise_point_then_ends(tmp_path: Path) -> None:
+    source = "def f(x):\n    return 1 // x\n\n\ny = f(1)\nz = f(0)\n"
+    stepper = await _stepper(tmp_path, source)
+    await stepper.entry()
+    raised = await stepper.request("continue", _no_breakpoints, {"uncaught"})
+    assert raised.reason == "exception" and raised.state.kind is StateKind.EXCEPTION
+    assert (raised.frames[-1].name, raised.line) == ("f", 2)
+    assert raised.locals == {"x": "0"}
+    end = await stepper.request("next", _no_breakpoints, {"uncaught"})
+    assert end.state.kind is StateKind.EXIT_ERROR
