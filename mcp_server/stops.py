@@ -8,8 +8,8 @@ the stop that predicted them, and values the agent set count as certain.
 
 from __future__ import annotations
 
-from neural_debugger.model_backend.session import Stop
-from neural_debugger.protocol import StateKind
+from neural_debugger.model_backend.session import DebugSession, Stop
+from neural_debugger.protocol import ActionKind, StateKind
 from neural_debugger.server.messages import VariablesArguments
 from neural_debugger.server.variables import InspectError, Inspector
 
@@ -52,7 +52,7 @@ def stop_info(live: LiveSession, reason: str) -> StopInfo:
     confidence: dict[str, float] = {}
     if not stop.exited:
         values, confidence, _ = frame_values(inspector, 0)
-    valued = None if stop.exited else inspector.valued_stop()
+    valued = None if stop.exited else inspector.valued_stop() or _stepped_out_of(session)
     returned = valued is not None and valued.state.kind not in EXCEPTIONS
     return StopInfo(
         session_id=live.id,
@@ -67,7 +67,13 @@ def stop_info(live: LiveSession, reason: str) -> StopInfo:
         locals=values,
         confidence=confidence,
         event_confidence=round(stop.confidence.event, 4),
-        return_value=valued.state.value if returned and valued is not None else None,
+        return_value=(
+            stop.returns[-1][1]  # shown in the caller after a return, as debugpy does
+            if stop.returns
+            else valued.state.value
+            if returned and valued is not None
+            else None
+        ),
         exception=stop.state.value if stop.state.kind in EXCEPTIONS else None,
         exited=stop.exited,
         predicted=live.predicted,
@@ -95,3 +101,13 @@ def stack_info(live: LiveSession) -> StackInfo:
             )
         )
     return StackInfo(session_id=live.id, step=len(session.stops) - 1, frames=result)
+
+
+def _stepped_out_of(session: DebugSession) -> Stop | None:
+    """The callee's return a step out just left (step_return, then step_into to the caller)."""
+    stops = session.stops
+    current = stops[-1]
+    stepped = current.action is not None and current.action.kind is ActionKind.STEP_INTO
+    if stepped and len(stops) > 1 and stops[-2].state.kind is StateKind.RETURN:
+        return stops[-2]
+    return None
