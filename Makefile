@@ -23,6 +23,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(MAKE) typecheck
 	$(BIN)/pytest -q --ignore=tests/vllm
 	$(MAKE) test-node
 	$(MAKE) extension

@@ -26,6 +26,7 @@ from neural_debugger.protocol.encoding import encode_frame, encode_header, encod
 from neural_debugger.protocol.language import Locals
 from neural_debugger.protocol.tokens import ACTION_SEP, FRAME_SEP, INVERSE_OF
 
+from .decoding_llama import DecodingLlama
 from .llama import LlamaForCausalLM
 from .vocab import Vocab
 
@@ -119,7 +120,9 @@ class ForwardScorer:
     rolled back, so the session's own cache is never touched.
     """
 
-    def __init__(self, model: LlamaForCausalLM, vocab: Vocab, code: str, window: int) -> None:
+    def __init__(
+        self, model: LlamaForCausalLM | DecodingLlama, vocab: Vocab, code: str, window: int
+    ) -> None:
         self.model = model
         self.vocab = vocab
         self.window = window

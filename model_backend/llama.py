@@ -13,6 +13,7 @@ import json
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -46,7 +47,7 @@ class ModelConfig:
     def head_dim(self) -> int:
         return self.hidden_size // self.num_attention_heads
 
-    def to_hf(self, dtype: str) -> dict:
+    def to_hf(self, dtype: str) -> dict[str, Any]:
         return {
             "architectures": ["LlamaForCausalLM"],
             "model_type": "llama",
@@ -58,7 +59,7 @@ class ModelConfig:
         }
 
     @classmethod
-    def from_hf(cls, data: dict) -> ModelConfig:
+    def from_hf(cls, data: dict[str, Any]) -> ModelConfig:
         if data.get("model_type") != "llama":
             raise ValueError(f"not a Llama config: model_type={data.get('model_type')!r}")
         fields = cls.__dataclass_fields__
@@ -98,7 +99,9 @@ class KVCache:
     session drops a rejected continuation, or steps back, without recomputing anything).
     """
 
-    def __init__(self, config: ModelConfig, capacity: int, device: torch.device, dtype) -> None:
+    def __init__(
+        self, config: ModelConfig, capacity: int, device: torch.device, dtype: torch.dtype
+    ) -> None:
         shape = (1, config.num_key_value_heads, capacity, config.head_dim)
         self.keys = [
             torch.zeros(shape, device=device, dtype=dtype) for _ in range(config.num_hidden_layers)
@@ -199,7 +202,14 @@ class DecoderLayer(nn.Module):
         self.post_attention_layernorm = RMSNorm(config.hidden_size, config.rms_norm_eps)
         self.mlp = MLP(config)
 
-    def forward(self, x, cos, sin, cache, layer):
+    def forward(
+        self,
+        x: torch.Tensor,
+        cos: torch.Tensor,
+        sin: torch.Tensor,
+        cache: KVCache | None,
+        layer: int,
+    ) -> torch.Tensor:
         x = x + self.self_attn(self.input_layernorm(x), cos, sin, cache, layer)
         return x + self.mlp(self.post_attention_layernorm(x))
 
@@ -239,7 +249,8 @@ class LlamaForCausalLM(nn.Module):
     def _rope_for(self, end: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
         if self._rope is None or self._rope[0].shape[0] < end or self._rope[0].device != device:
             length = max(end, self.config.max_position_embeddings)
-            self._rope = rope_tables(self.config, length, device)
+            cos, sin = rope_tables(self.config, length, device)
+            self._rope = (cos, sin)
         return self._rope
 
     def forward(

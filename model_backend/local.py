@@ -28,7 +28,7 @@ import anyio
 import torch
 
 from neural_debugger.paths import default_model_dir
-from neural_debugger.protocol import Action, standalone
+from neural_debugger.protocol import Action, StateKind, standalone
 from neural_debugger.tracer.program import Program
 
 from .backend import (
@@ -84,7 +84,7 @@ class LoadedModel:
     """A model folder in memory: weights, tokenizer and their byte-level vocabulary."""
 
     folder: Path
-    model: torch.nn.Module
+    model: DecodingLlama
     vocab: Vocab
     window: int
 
@@ -311,7 +311,7 @@ class LocalSession:
         ``ids`` (those after each drafted token are kept in ``_rows``)."""
         tensor = torch.tensor([ids + list(draft)], device=self.loaded.device)
         start = len(self.ids) + len(ids)
-        rows = self.loaded.model(tensor, self.cache, keep=len(draft) + 1)[0].float()
+        rows: torch.Tensor = self.loaded.model(tensor, self.cache, keep=len(draft) + 1)[0].float()
         self.ids += ids
         self.ids += draft
         self.stats["fed"] += len(ids)
@@ -340,7 +340,7 @@ class LocalSession:
     def _decode(
         self,
         prompt: list[int],
-        kinds: tuple,
+        kinds: tuple[StateKind, ...],
         expected: Expected,
         options: DecodeOptions,
         generator: torch.Generator,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from typing import TypeVar
 
 import torch
 from torch import nn
@@ -38,7 +39,10 @@ def quantize_setting(value: str | None = None) -> str:
     return chosen
 
 
-def quantize_int8(model: nn.Module) -> nn.Module:
+M = TypeVar("M", bound=nn.Module)
+
+
+def quantize_int8(model: M) -> M:
     """``model`` with int8 linear layers (in place where torch allows; use the returned one)."""
     if next(model.parameters()).device.type != "cpu":
         raise ValueError("int8 weights are for the CPU; load the model on the CPU to use them")
@@ -51,7 +55,7 @@ def quantize_int8(model: nn.Module) -> nn.Module:
     }
     with warnings.catch_warnings():  # torch marks eager-mode quantisation as moving to torchao
         warnings.simplefilter("ignore")
-        return quantize_dynamic(
+        return quantize_dynamic(  # type: ignore[no-any-return,no-untyped-call]
             model.float(),
             dict.fromkeys(names, per_channel_dynamic_qconfig),
             dtype=torch.qint8,

@@ -320,8 +320,7 @@ class DebugSession:
         file, line = self._where(located.line)
         called = state.kind in (StateKind.CALL, StateKind.INV_CALL)
         frames = self._frames(located.stack, located.named, called=called)
-        certain = prediction is None
-        confidence = Confidence.certain(state) if certain else prediction.confidence
+        confidence = Confidence.certain(state) if prediction is None else prediction.confidence
         stop = Stop(
             state=state,
             locals=full,

@@ -69,7 +69,7 @@ _INVERSE = {
 }
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = commands.add_parser(
         "debug",
         help="debug a program with predicted stops (the program is never run)",

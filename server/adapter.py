@@ -459,7 +459,7 @@ class Adapter:
         _, inspector = self._stopped()
         frame = args.frame_id - 1 if args.frame_id else 0
         result = inspector.evaluate(args.expression, frame)
-        body = {"result": result.value, "type": result.type}
+        body: dict[str, Any] = {"result": result.value, "type": result.type}
         body["variablesReference"] = result.variables_reference
         if result.indexed_variables:
             body["indexedVariables"] = result.indexed_variables
