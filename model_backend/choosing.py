@@ -9,10 +9,21 @@ greedy decoding both therefore write the same state on the same weights, token f
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
+
 import torch
 
 from .backend import DecodeOptions, PredictionError
 from .grammar import StateWriter
+
+FIRST_LOOK = 16  # tokens ranked before the grammar is asked, in the common case
+
+
+def _rest(row: torch.Tensor, seen: list[int]) -> Iterator[int]:
+    """Token ids of ``row`` not in ``seen``, best first (ranked only if asked for)."""
+    skip = set(seen)
+    yield from (t for t in torch.argsort(row, descending=True).tolist() if t not in skip)
 
 
 def shortlist(logits: torch.Tensor, writer: StateWriter, wanted: int) -> torch.Tensor:
@@ -27,8 +38,12 @@ def shortlist(logits: torch.Tensor, writer: StateWriter, wanted: int) -> torch.T
     if allowed is not None:
         return torch.tensor(sorted(allowed), device=logits.device)
     found: list[int] = []
-    ranked = torch.argsort(logits[: writer.vocab.size], descending=True).tolist()
-    for token in ranked:
+    row = logits[: writer.vocab.size]
+    first = min(len(row), max(FIRST_LOOK, 2 * wanted))
+    # the best few first: the model's choice is nearly always among them (ranking the whole
+    # vocabulary costs more than the grammar's checks); then the rest, in the same order
+    ranked = torch.topk(row, first).indices.tolist()
+    for token in itertools.chain(ranked, _rest(row, ranked)):
         if writer.accepts(token):
             found.append(token)
             if len(found) == wanted:

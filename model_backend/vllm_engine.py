@@ -129,6 +129,27 @@ class VllmEngine:
             raise BackendUnavailable(f"the vLLM server at {url} answered {str(data)[:100]!r}")
         return data
 
+    async def counters(self, url: str) -> dict[str, float]:
+        """The server's own counters from its ``/metrics`` (Prometheus text), summed over their
+        labels, ``vllm:`` dropped: ``request_success_total`` (requests finished),
+        ``prefix_cache_hits_total`` and ``prefix_cache_queries_total`` (prompt tokens found in
+        and looked up in the prefix cache), and the rest."""
+        try:
+            response = await self.client.get(url.rstrip("/") + "/metrics")
+        except httpx.HTTPError as err:
+            raise BackendUnavailable(f"cannot reach the vLLM server at {url}: {err}") from None
+        totals: dict[str, float] = {}
+        for line in response.text.splitlines():
+            if not line.startswith("vllm:"):
+                continue
+            name, _, value = line.rpartition(" ")
+            key = name.split("{", 1)[0].removeprefix("vllm:")
+            try:
+                totals[key] = totals.get(key, 0.0) + float(value)
+            except ValueError:
+                continue
+        return totals
+
     async def complete(self, server: int, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """One completion, from server ``server`` or, should it fail, the next ones in turn;
         the index of the server that answered and its answer."""

