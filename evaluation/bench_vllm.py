@@ -36,7 +36,7 @@ import torch
 
 from neural_debugger.model_backend import choosing
 from neural_debugger.model_backend.backend import BackendError, Engine
-from neural_debugger.model_backend.grammar import StateWriter
+from neural_debugger.model_backend.grammar import Forced, StateWriter
 from neural_debugger.model_backend.local import LocalEngine
 from neural_debugger.model_backend.session import DebugSession
 from neural_debugger.model_backend.vllm_engine import VllmEngine
@@ -161,31 +161,47 @@ async def _vllm_level(engine: VllmEngine, sessions: int, steps: int) -> dict[str
 
 
 @contextmanager
-def _timed_shortlist(spent: list[float]) -> Iterator[None]:
-    """Time every :func:`.choosing.shortlist` call the embedded engine makes meanwhile."""
-    original = choosing.shortlist
+def _timed_grammar(chosen: list[float], forced: list[float]) -> Iterator[None]:
+    """Time every :func:`.choosing.shortlist` and :meth:`.StateWriter.forced` call the embedded
+    engine makes meanwhile (the processor makes one of either per token)."""
+    shortlist, forced_of = choosing.shortlist, StateWriter.forced
 
     def timed(logits: torch.Tensor, writer: StateWriter, wanted: int) -> torch.Tensor:
         start = time.perf_counter()
         try:
-            return original(logits, writer, wanted)
+            return shortlist(logits, writer, wanted)
         finally:
-            spent.append(time.perf_counter() - start)
+            chosen.append(time.perf_counter() - start)
+
+    def timed_forced(writer: StateWriter) -> Forced | None:
+        start = time.perf_counter()
+        try:
+            return forced_of(writer)
+        finally:
+            forced.append(time.perf_counter() - start)
 
     choosing.shortlist = timed
+    StateWriter.forced = timed_forced  # type: ignore[method-assign]
     try:
         yield
     finally:
-        choosing.shortlist = original
+        choosing.shortlist = shortlist
+        StateWriter.forced = forced_of  # type: ignore[method-assign]
 
 
 async def _grammar_cost(engine: LocalEngine, steps: int) -> dict[str, float]:
-    """Microseconds the grammar's choice takes per chosen token (one session, the embedded
-    engine; forced tokens cost the processor about as much, one listed token)."""
-    spent: list[float] = []
-    with _timed_shortlist(spent):
+    """Microseconds the grammar takes per token, as the processor spends them: a chosen token's
+    shortlist (it includes asking for forced tokens first), a forced token's look-up (one
+    session on the embedded engine)."""
+    chosen: list[float] = []
+    forced: list[float] = []
+    with _timed_grammar(chosen, forced):
         await _steps(engine, 0, steps)
-    return {"calls": len(spent), "us_per_token": 1e6 * statistics.mean(spent)}
+    return {
+        "chosen_tokens": len(chosen),
+        "us_per_chosen_token": 1e6 * statistics.mean(chosen),
+        "us_per_forced_lookup": 1e6 * statistics.mean(forced),
+    }
 
 
 async def _run(
@@ -264,7 +280,11 @@ def main(argv: list[str] | None = None) -> int:
     levels = [int(n) for n in args.levels.split(",")]
     result = anyio.run(_run, args.vllm_url, args.model, levels, args.steps)
     print(table(result))
-    print(f"grammar: {result['grammar']['us_per_token']:.0f} us per chosen token")
+    grammar = result["grammar"]
+    print(
+        f"grammar: {grammar['us_per_chosen_token']:.0f} us per chosen token, "
+        f"{grammar['us_per_forced_lookup']:.0f} us per forced look-up"
+    )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     return 0
