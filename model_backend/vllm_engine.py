@@ -250,6 +250,8 @@ class VllmSession:
                 if token == self.end:
                     break
                 raise self._off_grammar(url, out)
+            if not 0 <= token < self.vocab.size:
+                raise BackendUnavailable(f"the vLLM server at {url} wrote an unknown token {token}")
             forced = writer.forced()
             if forced is not None:
                 if token != forced.ids[0]:
@@ -257,7 +259,7 @@ class VllmSession:
                 writer.advance(token)
                 forced_count += 1
             else:
-                if not 0 <= token < self.vocab.size or not writer.accepts(token):
+                if not writer.accepts(token):
                     raise self._off_grammar(url, out)
                 for part in writer.advance(token):
                     logprobs[part] = logprobs.get(part, 0.0) + logprob
