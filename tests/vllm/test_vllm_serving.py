@@ -8,10 +8,12 @@ import time
 from pathlib import Path
 
 import anyio
+import httpx
 import pytest
 
 from neural_debugger.model_backend.backend import BackendUnavailable, Engine
 from neural_debugger.model_backend.engines import make_engine
+from neural_debugger.model_backend.grammar_request import XARG
 from neural_debugger.model_backend.session import DebugSession
 from neural_debugger.model_backend.vllm_engine import VllmEngine, VllmSession
 from neural_debugger.protocol import Action, ActionKind, State
@@ -114,3 +116,17 @@ async def test_a_server_that_dies_mid_session_fails_clearly_then_over(
         expected = (await local.step(Action(kind=kind))).state
         assert (await session.step(Action(kind=kind))).state == expected
     assert backend.server == 1  # it went on on the server that lives
+
+
+async def test_the_server_refuses_unreadable_grammar_arguments(vllm_url: str) -> None:
+    async with httpx.AsyncClient(timeout=60) as client:
+        model = (await client.get(vllm_url + "/v1/models")).json()["data"][0]["id"]
+        body = {"model": model, "prompt": [5, 6, 7], "max_tokens": 3, "temperature": 0}
+        bad = await client.post(
+            vllm_url + "/v1/completions", json={**body, "vllm_xargs": {XARG: "{not json"}}
+        )
+        assert bad.status_code == 400 and "cannot read the grammar request" in bad.text
+        plain = await client.post(  # no grammar asked: the model writes what it likes
+            vllm_url + "/v1/completions", json={**body, "ignore_eos": True}
+        )
+        assert plain.status_code == 200 and plain.json()["usage"]["completion_tokens"] == 3
