@@ -3,9 +3,8 @@ second server the session goes on there (the real DAP server over a pipe, real v
 
 from __future__ import annotations
 
-import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -34,9 +33,9 @@ async def dap_over_pipe(log: Path) -> AsyncIterator[DapClient]:
 
 
 async def test_the_editor_is_told_when_vllm_dies_and_a_second_server_takes_over(
-    vllm_url: str, spare_vllm: tuple[str, subprocess.Popen[bytes]], tmp_path: Path
+    vllm_url: str, spare_vllm: tuple[str, Callable[[], None]], tmp_path: Path
 ) -> None:
-    spare, process = spare_vllm
+    spare, kill = spare_vllm
     async with (
         dap_over_pipe(tmp_path / "alone.log") as alone,
         dap_over_pipe(tmp_path / "both.log") as both,
@@ -47,8 +46,7 @@ async def test_the_editor_is_told_when_vllm_dies_and_a_second_server_takes_over(
             assert (await dap.stopped())["reason"] == "entry"
             await dap.ok("stepIn", threadId=1)
             assert (await dap.stopped())["description"].startswith("Predicted ")
-        process.kill()
-        process.wait()
+        kill()
         await alone.ok("stepIn", threadId=1)
         while (output := (await alone.event("output"))["body"])["category"] != "stderr":
             pass

@@ -3,8 +3,8 @@ cache used (by the server's own counters), many sessions at once, and a server t
 
 from __future__ import annotations
 
-import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -92,11 +92,11 @@ async def test_sessions_at_once_on_one_server_keep_to_their_own_programs(vllm_ur
 
 
 async def test_a_server_that_dies_mid_session_fails_clearly_then_over(
-    vllm_url: str, spare_vllm: tuple[str, subprocess.Popen[bytes]]
+    vllm_url: str, spare_vllm: tuple[str, Callable[[], None]]
 ) -> None:
     program = load_program(ROOT / "examples/bubble_sort.py", "bubble_sort([3, 1, 2])")
     local = await DebugSession.open(program, make_engine("local"))
-    spare, process = spare_vllm
+    spare, kill = spare_vllm
     lone = await DebugSession.open(program, VllmEngine([spare]))
     session = await DebugSession.open(program, VllmEngine([spare, vllm_url]))
     backend = session.backend
@@ -105,8 +105,7 @@ async def test_a_server_that_dies_mid_session_fails_clearly_then_over(
         expected = (await local.step(Action(kind=kind))).state
         assert (await lone.step(Action(kind=kind))).state == expected
         assert (await session.step(Action(kind=kind))).state == expected
-    process.kill()
-    process.wait()
+    kill()
     with pytest.raises(BackendUnavailable, match=f"cannot reach the vLLM server at {spare}"):
         await lone.step(Action(kind=SCRIPT[2]))
     assert len(lone.states) == 3 and not lone.finished  # the failed step changed nothing
