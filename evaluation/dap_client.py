@@ -293,14 +293,13 @@ async def connected(
 
 @contextlib.contextmanager
 def tcp_server(
-    stderr: Path, *, wait: float = 60.0, command: list[str] | None = None
+    stderr: Path, *, wait: float = 60.0
 ) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
     """``ndb dap --port 0`` as a subprocess, and the port it reports listening on; stopped
     afterwards (terminated, then killed). Its stderr goes to the file ``stderr``."""
     with stderr.open("wb") as log:
-        process = subprocess.Popen(
-            command or [*NDB_DAP, "--port", "0"], stderr=log, stdin=subprocess.DEVNULL
-        )
+        command = [*NDB_DAP, "--port", "0"]
+        process = subprocess.Popen(command, stderr=log, stdin=subprocess.DEVNULL)
         try:
             yield process, _reported_port(stderr, process, wait)
         finally:

@@ -308,22 +308,16 @@ def _render_one(
         out.emit(_int_text(obj))  # type: ignore[arg-type]
     elif obj is None or tp is bool or tp is float or tp is complex:
         out.emit(repr(obj))
-    elif tp is list:
+    elif tp is list or tp is tuple:
+        opening, closing = ("[", "]") if tp is list else ("(", ")")
         if not obj:
-            out.emit("[]")
+            out.emit(opening + closing)
         elif id(obj) in active:
-            out.emit("[...]")
+            out.emit(opening + "..." + closing)
         else:
-            out.emit("[")
-            _open(push, active, obj, iter(obj), "]")  # type: ignore[call-overload]
-    elif tp is tuple:
-        if not obj:
-            out.emit("()")
-        elif id(obj) in active:
-            out.emit("(...)")
-        else:
-            out.emit("(")
-            closing = ",)" if len(obj) == 1 else ")"  # type: ignore[arg-type]
+            out.emit(opening)
+            if tp is tuple and len(obj) == 1:  # type: ignore[arg-type]
+                closing = ",)"
             _open(push, active, obj, iter(obj), closing)  # type: ignore[call-overload]
     elif tp is dict:
         if id(obj) in active:
