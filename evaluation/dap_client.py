@@ -101,7 +101,7 @@ class DapClient:
         process this client started is given a few seconds to end, then killed."""
         with anyio.move_on_after(1):
             await self._send.aclose()
-        if self._receive is not self._send:
+        if id(self._receive) != id(self._send):  # a socket is both; closed once
             with anyio.move_on_after(1):
                 await self._receive.aclose()
         if self.process is None:
