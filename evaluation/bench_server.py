@@ -24,7 +24,7 @@ records the CPU count and the load average before and after.
 prints a table and writes ``evaluation/results/server_bench.json``.
 
 ``--against-debugpy`` measures only ``next`` to the new stop's variables against debugpy, both in
-the same run: one DAP client (the cross-check's, :mod:`.dap_crosscheck`, which drives both
+the same run: one DAP client (:mod:`.dap_client`, as the cross-check drives both
 adapters over stdio with the same requests) stops both at a breakpoint inside each example's
 function, clears it, then alternates one ``next`` on each adapter, each timed from sending
 ``next`` to having the stop's variables (``stackTrace``, ``scopes``, ``variables``). ``ndb`` runs
@@ -45,19 +45,19 @@ import platform
 import random
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import anyio
-from anyio.abc import SocketStream
 
+from neural_debugger.model_backend.confidence import without_sureness
 from neural_debugger.paths import REPOSITORY
 
+from .dap_client import DapClient, DapError, connected, tcp_server
 from .timing import percentile
 
 # debugpy on this machine kind, for scale: `next` to the new stop's variables (the same
@@ -74,10 +74,6 @@ WAIT = 120.0  # seconds any one message may take, under load included
 START_WAIT = 60.0  # seconds for the server to say which port it listens on
 SERVER_RESULTS = REPOSITORY / "evaluation" / "results" / "server_bench.json"
 ALONE_CHECKS = 5  # local sessions re-run alone after the load, to compare their stops
-
-
-class BenchError(Exception):
-    """The server answered with an error, or did not answer in time."""
 
 
 def summary(values: list[float]) -> dict[str, float | int]:
@@ -120,113 +116,25 @@ def server() -> Iterator[Server]:
     """Start the server, wait for its port, and always stop it (terminate, then kill)."""
     with tempfile.TemporaryDirectory(prefix="ndb-bench-") as folder:
         log = Path(folder) / "stderr.txt"
-        with log.open("wb") as sink:
-            command = [sys.executable, "-m", "neural_debugger", "dap", "--port", "0"]
-            process = subprocess.Popen(command, stderr=sink, stdin=subprocess.DEVNULL)
-            try:
-                yield Server(process, _reported_port(log, process), log)
-            finally:
-                process.terminate()
-                try:
-                    process.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+        with tcp_server(log, wait=START_WAIT) as (process, port):
+            yield Server(process, port, log)
 
 
-def _reported_port(log: Path, process: subprocess.Popen[bytes]) -> int:
-    """The port from the server's "listening on HOST:PORT" line on standard error."""
-    deadline = time.monotonic() + START_WAIT
-    while time.monotonic() < deadline:
-        for line in log.read_text(errors="replace").splitlines():
-            if "listening on " in line:
-                return int(line.rsplit(":", 1)[1])
-        if process.poll() is not None:
-            raise BenchError(f"the server exited: {log.read_text(errors='replace')[-2000:]}")
-        time.sleep(0.05)
-    raise BenchError("the server reported no port in time")
+# ---- a session as an editor opens it ------------------------------------------------------------
 
 
-# ---- a DAP client --------------------------------------------------------------------------------
+async def launch(client: DapClient, arguments: dict[str, Any]) -> None:
+    """initialize, launch, configurationDone, and the first stop (stopOnEntry)."""
+    await client.request("initialize", adapterID="ndb", linesStartAt1=True)
+    await client.request("launch", stopOnEntry=True, **arguments)
+    await client.event("initialized")
+    await client.request("configurationDone")
+    await client.event("stopped")
 
 
-class Client:
-    """One DAP connection: requests answered in order, events kept until asked for.
-
-    It frames messages itself (nothing of the server's transport is reused), and drops
-    ``output`` events, which a long session would otherwise pile up.
-    """
-
-    def __init__(self, stream: SocketStream) -> None:
-        self.stream = stream
-        self._buffer = b""
-        self._seq = 0
-        self._pending: list[dict[str, Any]] = []
-
-    async def send(self, command: str, **arguments: Any) -> int:
-        self._seq += 1
-        message = {"seq": self._seq, "type": "request", "command": command,
-                   "arguments": arguments}  # fmt: skip
-        body = json.dumps(message).encode()
-        await self.stream.send(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        return self._seq
-
-    async def _read(self) -> dict[str, Any]:
-        while b"\r\n\r\n" not in self._buffer:
-            self._buffer += await self.stream.receive()
-        header, self._buffer = self._buffer.split(b"\r\n\r\n", 1)
-        length = next(
-            int(line.split(b":", 1)[1])
-            for line in header.split(b"\r\n")
-            if line.lower().startswith(b"content-length:")
-        )
-        while len(self._buffer) < length:
-            self._buffer += await self.stream.receive()
-        body, self._buffer = self._buffer[:length], self._buffer[length:]
-        return json.loads(body)
-
-    async def _find(self, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
-        for message in self._pending:
-            if wanted(message):
-                self._pending.remove(message)
-                return message
-        with anyio.fail_after(WAIT):
-            while True:
-                message = await self._read()
-                if wanted(message):
-                    return message
-                if message.get("event") != "output":
-                    self._pending.append(message)
-
-    async def request(self, command: str, **arguments: Any) -> dict[str, Any]:
-        """The body of a successful response; :class:`BenchError` on an error response."""
-        seq = await self.send(command, **arguments)
-        answer = await self._find(lambda m: m["type"] == "response" and m["request_seq"] == seq)
-        if not answer["success"]:
-            raise BenchError(f"{command} failed: {answer.get('message')}")
-        return answer.get("body") or {}
-
-    async def event(self, *names: str) -> dict[str, Any]:
-        return await self._find(lambda m: m["type"] == "event" and m["event"] in names)
-
-    async def launch(self, arguments: dict[str, Any]) -> None:
-        """initialize, launch, configurationDone, and the first stop (stopOnEntry)."""
-        await self.request("initialize", adapterID="ndb", linesStartAt1=True)
-        await self.request("launch", stopOnEntry=True, **arguments)
-        await self.event("initialized")
-        await self.request("configurationDone")
-        await self.event("stopped")
-
-    async def restart(self, arguments: dict[str, Any]) -> None:
-        await self.request("restart", arguments={"stopOnEntry": True, **arguments})
-        await self.event("stopped")
-
-
-@contextlib.asynccontextmanager
-async def connected(port: int) -> AsyncIterator[Client]:
-    stream = await anyio.connect_tcp("127.0.0.1", port)
-    async with stream:
-        yield Client(stream)
+async def restart(client: DapClient, arguments: dict[str, Any]) -> None:
+    await client.request("restart", arguments={"stopOnEntry": True, **arguments})
+    await client.event("stopped")
 
 
 # ---- one step ------------------------------------------------------------------------------------
@@ -244,14 +152,7 @@ class Step:
     values: dict[str, str] = field(default_factory=dict)
 
 
-def plain(value: str) -> str:
-    """A variable's value without the "  (62% sure)" a predicted value may carry."""
-    if value.endswith(" sure)") and "  (" in value:
-        return value[: value.rindex("  (")]
-    return value
-
-
-async def step(client: Client, action: str) -> Step:
+async def step(client: DapClient, action: str) -> Step:
     """Send one step and fetch what an editor shows next; the time covers all of it."""
     start = time.perf_counter()
     await client.request(action, threadId=1)
@@ -267,7 +168,7 @@ async def step(client: Client, action: str) -> Step:
             found_vars = await client.request(
                 "variables", variablesReference=shown["variablesReference"]
             )
-            values = {v["name"]: plain(v["value"]) for v in found_vars["variables"]}
+            values = {v["name"]: without_sureness(v["value"]) for v in found_vars["variables"]}
     ms = (time.perf_counter() - start) * 1000
     line = frames[0]["line"] if frames else None
     return Step(action, ms, reason=found["body"]["reason"], line=line, values=values)
@@ -278,7 +179,7 @@ def script() -> Iterator[str]:
     return itertools.chain(ENTER, itertools.cycle(ACTIONS))
 
 
-async def drain_exit(client: Client) -> None:
+async def drain_exit(client: DapClient) -> None:
     await client.event("terminated")
 
 
@@ -291,16 +192,16 @@ async def latency(port: int, steps: int) -> dict[str, Any]:
     first_step_ms: list[float] = []
     round_trips: list[float] = []
     for program, entry in PROGRAMS:  # a connection (an editor window) per program
-        async with connected(port) as client:
+        async with connected(port, timeout=WAIT) as client:
             arguments = {"program": str(program), "entry": entry, "backend": "local"}
-            await client.launch(arguments)
+            await launch(client, arguments)
             actions = script()
             warm = await step(client, next(actions))  # the first prediction warms the engine up
             first_step_ms.append(warm.ms)
             for _ in range(steps):
                 if warm.exited:  # the model ended the run: start again, keep counting
                     await drain_exit(client)
-                    await client.restart(arguments)
+                    await restart(client, arguments)
                     actions = script()
                 action = next(actions)
                 warm = done = await step(client, action)
@@ -358,14 +259,14 @@ async def scripted(port: int, index: int, items: list[int], steps: int) -> Sessi
     """One client: oracle session then local session on its own list, ``steps`` steps each."""
     log = SessionLog(index, items)
     try:
-        async with connected(port) as client:
+        async with connected(port, timeout=WAIT) as client:
             for backend in ("oracle", "local"):
                 arguments = {"program": str(BUBBLE), "entry": f"bubble_sort({items})",
                              "backend": backend}  # fmt: skip
                 if backend == "oracle":
-                    await client.launch(arguments)
+                    await launch(client, arguments)
                 else:
-                    await client.restart(arguments)
+                    await restart(client, arguments)
                 for action in itertools.islice(script(), steps):
                     done = await step(client, action)
                     log.steps[backend].append(done)
@@ -373,7 +274,7 @@ async def scripted(port: int, index: int, items: list[int], steps: int) -> Sessi
                         await drain_exit(client)
                         break
             await client.request("disconnect")
-    except (BenchError, TimeoutError, OSError, anyio.BrokenResourceError,
+    except (DapError, TimeoutError, OSError, anyio.BrokenResourceError,
             anyio.EndOfStream) as err:  # fmt: skip
         log.error = f"{type(err).__name__}: {err}"
     return log
@@ -442,7 +343,7 @@ async def load(srv: Server, sessions: int, steps: int) -> dict[str, Any]:
         return [(s.line, s.values, s.exited) for s in log.steps["local"]]
 
     same = sum(stops(a) == stops(done[a.index]) for a in alone if a.error is None)
-    async with connected(srv.port) as probe:  # the server still serves after the load
+    async with connected(srv.port, timeout=WAIT) as probe:  # the server still serves after the load
         await probe.request("initialize", adapterID="ndb")
     return {
         "sessions": sessions,

@@ -69,8 +69,8 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from anyio.abc import Process
 
+from neural_debugger.model_backend.confidence import without_sureness
 from neural_debugger.tracer.events import ExitKind
 from neural_debugger.tracer.program import ProgramError, load_program
 from neural_debugger.tracer.record import TracerFailure
@@ -78,10 +78,10 @@ from neural_debugger.tracer.run import trace
 from neural_debugger.tracer.values import CUT_MARKER
 
 from .corpus import CorpusProgram, corpus
+from .dap_client import NDB_DAP, DapClient, DapError
 
 RESULTS = Path(__file__).resolve().parent / "results" / "dap_crosscheck.json"
 DEBUGPY = [sys.executable, "-m", "debugpy.adapter"]
-NDB = [sys.executable, "-m", "neural_debugger", "dap"]
 STEPS = ("next", "next", "stepIn", "stepIn", "stepIn", "next", "stepOut", "next")
 SCENARIOS = ("breakpoint", "next", "stepIn", "stepOut", "continue", "exit")
 ASPECTS = ("function", "frames", "frame_lines", "variables")  # besides the position
@@ -91,7 +91,6 @@ EXITED = "exited"
 OUTSIDE = "outside"
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]{6,}")  # as the tracer: 6 hex digits or more
-_SURENESS = re.compile(r"  \((?:<1%|>99%|\d+%) sure\)$")
 _EVENT_KIND = re.compile(r"\b(call|return|exception) at line \d+")
 _OBJECT = re.compile(r"<[\w.]+ object>")
 _MODULE_CLASS = re.compile(r"<class '\w+\.([\w.<>]+)'>")
@@ -248,7 +247,7 @@ class ProgramResult:
 
 def clean_value(text: str) -> str:
     """A value text without addresses and without ndb's confidence suffix."""
-    return _ADDRESS.sub("", _SURENESS.sub("", text))
+    return _ADDRESS.sub("", without_sureness(text))
 
 
 def _truncated_agree(ours: str, theirs: str) -> bool:
@@ -372,114 +371,6 @@ def compare(
     return pair
 
 
-# ---- a DAP connection ----------------------------------------------------------------------------
-
-
-class DapError(Exception):
-    """A request failed, timed out, or the adapter went away."""
-
-
-class DapConnection:
-    """A DAP client over a subprocess's stdin and stdout (the adapter speaks DAP on them).
-
-    Messages that arrive out of turn (events while a response is awaited, and the reverse) are
-    kept until asked for, so requests and events can be awaited in any order.
-    """
-
-    def __init__(self, process: Process, timeout: float) -> None:
-        assert process.stdin is not None and process.stdout is not None
-        self.process = process
-        self.timeout = timeout
-        self._send = process.stdin
-        self._receive = process.stdout
-        self._buffer = b""
-        self._seq = 0
-        self._pending: list[dict[str, Any]] = []
-
-    @classmethod
-    async def start(cls, command: list[str], log: Path, timeout: float) -> DapConnection:
-        """Start an adapter; its stderr goes to ``log`` (so a full pipe can never block it)."""
-        with log.open("wb") as stderr:
-            process = await anyio.open_process(command, stderr=stderr)
-        return cls(process, timeout)
-
-    async def send(self, command: str, **arguments: Any) -> int:
-        self._seq += 1
-        message = {"seq": self._seq, "type": "request", "command": command}
-        message["arguments"] = arguments
-        body = json.dumps(message).encode()
-        await self._send.send(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        return self._seq
-
-    async def _read(self) -> dict[str, Any]:
-        try:
-            while b"\r\n\r\n" not in self._buffer:
-                self._buffer += await self._receive.receive()
-            header, self._buffer = self._buffer.split(b"\r\n\r\n", 1)
-            fields = dict(line.split(b":", 1) for line in header.split(b"\r\n") if b":" in line)
-            length = int(fields[b"Content-Length"].strip())
-            while len(self._buffer) < length:
-                self._buffer += await self._receive.receive()
-        except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            raise DapError("the adapter closed its output") from None
-        body, self._buffer = self._buffer[:length], self._buffer[length:]
-        return json.loads(body)
-
-    async def find(self, wanted: Any, what: str) -> dict[str, Any]:
-        """The first message (kept or new) for which ``wanted`` holds."""
-        for message in self._pending:
-            if wanted(message):
-                self._pending.remove(message)
-                return message
-        try:
-            with anyio.fail_after(self.timeout):
-                while True:
-                    message = await self._read()
-                    if wanted(message):
-                        return message
-                    if message.get("type") == "event" and message.get("event") == "output":
-                        continue  # the program's prints: never awaited
-                    self._pending.append(message)
-        except TimeoutError:
-            raise DapError(f"no {what} within {self.timeout:g} s") from None
-
-    async def response(self, seq: int, command: str) -> dict[str, Any]:
-        """The body of the response to request ``seq``; :class:`DapError` if it failed."""
-        answer = await self.find(
-            lambda m: m.get("type") == "response" and m.get("request_seq") == seq,
-            f"response to {command}",
-        )
-        if not answer.get("success"):
-            raise DapError(f"{command} failed: {answer.get('message')}")
-        return answer.get("body") or {}
-
-    async def request(self, command: str, **arguments: Any) -> dict[str, Any]:
-        return await self.response(await self.send(command, **arguments), command)
-
-    async def event(self, *names: str) -> dict[str, Any]:
-        return await self.find(
-            lambda m: m.get("type") == "event" and m.get("event") in names,
-            " or ".join(names) + " event",
-        )
-
-    async def close(self) -> None:
-        """Ask the adapter to end the session, then make sure its process is gone."""
-        with anyio.move_on_after(5):
-            try:
-                await self.send("disconnect", terminateDebuggee=True)
-                await self.find(lambda m: m.get("command") == "disconnect", "disconnect")
-            except (DapError, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-                pass
-        with anyio.move_on_after(1):
-            await self._send.aclose()
-        with anyio.move_on_after(5):
-            await self.process.wait()
-        if self.process.returncode is None:
-            self.process.kill()
-            with anyio.CancelScope(shield=True):
-                await self.process.wait()
-
-
 # ---- the two debuggers ---------------------------------------------------------------------------
 
 
@@ -516,7 +407,7 @@ class Side:
         self.prepared = prepared
         self.timeout = timeout
         self.workdir = workdir
-        self.dap: DapConnection | None = None
+        self.dap: DapClient | None = None
         self.thread = 1
         self.last: Snapshot | None = None
         self.previous: Snapshot | None = None
@@ -531,7 +422,7 @@ class Side:
     async def start(self) -> Snapshot:
         """initialize, launch, the breakpoint, configurationDone: the first stop (or the end)."""
         log = self.workdir / f"{self.label}-stderr.txt"
-        self.dap = await DapConnection.start(self.command(), log, self.timeout)
+        self.dap = await DapClient.spawn(self.command(), log, timeout=self.timeout)
         await self.dap.request(
             "initialize",
             clientID="ndb-crosscheck",
@@ -689,7 +580,7 @@ class NdbSide(Side):
         self.breakpoint_steps = breakpoint_steps  # None: the backend's default
 
     def command(self) -> list[str]:
-        return NDB
+        return NDB_DAP
 
     def launch_arguments(self) -> dict[str, Any]:
         arguments: dict[str, Any] = {

@@ -11,7 +11,7 @@ how to drive it; breakpoints are marked on their own lines:
   ``# BP hit >= 2`` with a hit count, ``# BP log text {x}`` a log point.
 
 Both adapters (``ndb dap`` with the chosen backend, and debugpy's adapter) are driven over stdio
-by the same client (:class:`~.dap_crosscheck.DapConnection`) with the same requests, and every
+by the same client (:class:`~.dap_client.DapClient`) with the same requests, and every
 stop is read as an editor reads it. The two sequences are compared in order, stop ``k`` with stop
 ``k``: a step that stops elsewhere is a divergence, and nothing is re-synchronised afterwards. A
 stop agrees when the stop reason, the innermost line, the program's frames (names and lines,
@@ -43,9 +43,8 @@ from typing import Any
 
 import anyio
 
+from .dap_client import DapClient, DapError
 from .dap_crosscheck import (
-    DapConnection,
-    DapError,
     DebugpySide,
     NdbSide,
     Prepared,
@@ -167,7 +166,7 @@ class _ScenarioStart:
     async def start(self) -> Snapshot:
         side: Side = self  # type: ignore[assignment]
         log = side.workdir / f"{side.label}-stderr.txt"
-        side.dap = dap = await DapConnection.start(side.command(), log, side.timeout)
+        side.dap = dap = await DapClient.spawn(side.command(), log, timeout=side.timeout)
         await dap.request(
             "initialize",
             clientID="ndb-stepping-check",

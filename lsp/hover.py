@@ -12,9 +12,11 @@ import tokenize
 
 from lsprotocol import types
 
+from neural_debugger.model_backend.confidence import sure_in_brackets
+
 from .observe import values_in
 from .predict import DocumentPrediction
-from .show import cut, provenance, sureness
+from .show import cut, provenance
 from .sites import innermost
 
 SHOWN = 5  # values listed before "…"
@@ -38,7 +40,10 @@ def hover(prediction: DocumentPrediction, line: int, column: int) -> types.Hover
         taken = values_in(run, function, name)
         if not taken:
             continue
-        rows = [f"- `{cut(seen.value, VALUE_WIDTH)}` {sureness(seen)}".rstrip() for seen in taken]
+        rows = [
+            f"- `{cut(seen.value, VALUE_WIDTH)}` {sure_in_brackets(seen.sure)}".rstrip()
+            for seen in taken
+        ]
         if len(rows) > SHOWN:
             rows = [*rows[:SHOWN], f"- … ({len(taken)} values in all)"]
         text = "\n".join(

@@ -11,9 +11,11 @@ from collections.abc import Callable
 
 from lsprotocol import types
 
+from neural_debugger.model_backend.confidence import percent, sure_in_brackets, unsure
+
 from .observe import Seen, bound_at
 from .predict import DocumentPrediction
-from .show import HINT_WIDTH, cut, percent, provenance, short_value, sureness, unsure
+from .show import HINT_WIDTH, cut, provenance, short_value
 from .sites import Site
 
 TOOLTIP_VALUES = 10
@@ -60,7 +62,7 @@ def _bound(prediction: DocumentPrediction, site: Site) -> tuple[str, dict[str, l
 def _label(name: str, seen: list[Seen]) -> str:
     last = seen[-1]
     notes = [f"×{len(seen)}"] if len(seen) > 1 else []
-    if unsure(last) and last.sure is not None:
+    if last.sure is not None and unsure(last.sure):
         notes.append(percent(last.sure))
     return f"{name} = {short_value(last)}" + (f" ({', '.join(notes)})" if notes else "")
 
@@ -69,7 +71,9 @@ def _tooltip(entry: str, bound: dict[str, list[Seen]], prediction: DocumentPredi
     parts = []
     for name, seen in bound.items():
         listed = seen[:TOOLTIP_VALUES]
-        shown = ", ".join(f"`{cut(s.value, 40)}` {sureness(s)}".strip() for s in listed)
+        shown = ", ".join(
+            f"`{cut(s.value, 40)}` {sure_in_brackets(s.sure)}".strip() for s in listed
+        )
         more = f", … ({len(seen)} in all)" if len(seen) > TOOLTIP_VALUES else ""
         parts.append(f"`{name}`: {shown}{more}")
     parts.append(f"*{provenance(prediction.backend, entry)}*")

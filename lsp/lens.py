@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from neural_debugger.model_backend.confidence import sure_in_brackets
+
 from .annotations import Annotation
 from .observe import outcome
 from .predict import DocumentPrediction, PredictedRun
-from .show import cut, percent
+from .show import cut
 
 DEBUG_COMMAND = "neuralDebugger.debugEntry"
 TEXT_ONLY = ""
@@ -49,8 +51,8 @@ def describe(run: PredictedRun) -> str:
     """How the run ended, in a lens's words."""
     ended = outcome(run)
     if ended.seen is not None:
-        sure = "" if ended.seen.sure is None else f" ({percent(ended.seen.sure)} sure)"
-        return f"→ {ended.kind} {cut(ended.seen.value, OUTCOME_WIDTH)}{sure}"
+        shown = f"{cut(ended.seen.value, OUTCOME_WIDTH)} {sure_in_brackets(ended.seen.sure)}"
+        return f"→ {ended.kind} {shown.rstrip()}"
     if ended.kind == "exits":
         return f"→ the program ends ({ended.detail}) before the call returns"
     if ended.kind == "failed":

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
+
+from neural_debugger.model_backend.api import add_engine_arguments
 
 from .options import BACKENDS, DEFAULT_MAX_STEPS, Options, OptionsError
 
@@ -17,13 +18,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "values predicted for each '# ndb: CALL' annotation. The client's initializationOptions "
         "(backend, model, maxSteps, debounceSeconds) override these defaults.",
     )
-    p.add_argument(
-        "--backend",
-        choices=BACKENDS,
-        default="local",
-        help="local: the embedded model (default); oracle: a real run (executes the program)",
+    add_engine_arguments(
+        p,
+        BACKENDS,
+        "local: the embedded model (default); oracle: a real run (executes the program)",
     )
-    p.add_argument("--model", type=Path, help="model folder (default: models/ndb-small)")
     p.add_argument(
         "--max-steps",
         type=int,

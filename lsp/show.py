@@ -1,10 +1,14 @@
-"""How values and confidences read in the editor: short, and marked where the model is unsure."""
+"""How values read in the editor: short, and marked where the model is unsure.
+
+Confidences read as everywhere else: :mod:`neural_debugger.model_backend.confidence`.
+"""
 
 from __future__ import annotations
 
+from neural_debugger.model_backend.confidence import unsure_mark
+
 from .observe import Seen
 
-UNSURE = 0.5  # below this the value is marked with "?", as `ndb debug` does
 VALUE_WIDTH = 24  # a hint's value is cut to this many characters
 HINT_WIDTH = 60  # a whole hint
 
@@ -15,22 +19,9 @@ def cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def percent(sure: float) -> str:
-    return f"{round(100 * sure)}%"
-
-
-def unsure(seen: Seen) -> bool:
-    return seen.sure is not None and seen.sure < UNSURE
-
-
 def short_value(seen: Seen) -> str:
     """The value cut to a hint's width, with ``?`` when the model is unsure of it."""
-    return cut(seen.value, VALUE_WIDTH) + ("?" if unsure(seen) else "")
-
-
-def sureness(seen: Seen) -> str:
-    """``(62% sure)``, or nothing when the backend wrote no confidence for this value."""
-    return "" if seen.sure is None else f"({percent(seen.sure)} sure)"
+    return cut(seen.value, VALUE_WIDTH) + unsure_mark(seen.sure)
 
 
 def provenance(backend: str, entry: str) -> str:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
+
+from neural_debugger.model_backend.api import add_engine_arguments
 
 from .sessions import IDLE_TIMEOUT_S, MAX_PROGRAM_BYTES, MAX_SESSIONS, Limits
 
@@ -19,7 +20,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "breakpoints, values, edits and predicted inputs, all predicted without running the "
         "program. Speaks stdio unless --http is given.",
     )
-    p.add_argument("--model", type=Path, help="model folder (default: models/ndb-small)")
+    add_engine_arguments(p)
     p.add_argument(
         "--http",
         action="store_true",

@@ -27,7 +27,7 @@ from neural_debugger.model_backend.api import (
     open_session,
 )
 from neural_debugger.model_backend.backend import BackendError
-from neural_debugger.model_backend.compare import Divergence, compare_with_real_run
+from neural_debugger.model_backend.compare import compare_with_real_run
 from neural_debugger.model_backend.session import Stop
 from neural_debugger.protocol import Action, ActionKind, StateKind
 from neural_debugger.server.breakpoints import BreakpointTable, continue_to, reverse_to
@@ -359,7 +359,9 @@ class Debugger:
                 comparison = await compare_with_real_run(live.session, oracle)
             except BackendError as err:
                 raise ToolError(f"the real run failed: {err}") from None
-        divergences = [_divergence(d) for d in comparison.divergences]
+        divergences = [
+            DivergenceInfo.model_validate(d, from_attributes=True) for d in comparison.divergences
+        ]
         return ComparisonInfo(
             session_id=live.id,
             stops=comparison.stops,
@@ -404,18 +406,3 @@ def _reason(live: LiveSession, stop: Stop, on_breakpoint: bool, otherwise: str =
     if on_breakpoint and live.breakpoints.on_breakpoint(stop, live.session.program):
         return "breakpoint"
     return otherwise
-
-
-def _divergence(d: Divergence) -> DivergenceInfo:
-    return DivergenceInfo(
-        step=d.step,
-        action=d.action,
-        kind=d.kind,
-        line=d.line,
-        real_line=d.real_line,
-        name=d.name,
-        predicted=d.predicted,
-        real=d.real,
-        counterfactual=d.counterfactual,
-        message=d.message,
-    )

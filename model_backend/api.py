@@ -24,10 +24,12 @@ of its sessions (each session still has its own cache).
 
 from __future__ import annotations
 
+import argparse
 import ast
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import anyio
 
@@ -78,6 +80,43 @@ class OpenedSession:
     @property
     def program(self) -> Program:
         return self.session.program
+
+
+def add_engine_arguments(
+    parser: argparse.ArgumentParser, backends: Sequence[str] = (), backend_help: str = ""
+) -> None:
+    """``--backend`` (when ``backends`` are given; ``local`` by default) and ``--model``: how
+    every frontend's command line names the engine its sessions open on."""
+    if backends:
+        parser.add_argument("--backend", choices=backends, default="local", help=backend_help)
+    parser.add_argument("--model", type=Path, help="model folder (default: models/ndb-small)")
+
+
+class DecodeSettings(Protocol):
+    """What a frontend's settings (``ndb debug``'s flags, a DAP launch configuration) say about
+    decoding; ``max_tokens`` is the token budget per state."""
+
+    @property
+    def temperature(self) -> float: ...
+    @property
+    def samples(self) -> int: ...
+    @property
+    def check(self) -> int: ...
+    @property
+    def seed(self) -> int | None: ...
+    @property
+    def max_tokens(self) -> int: ...
+
+
+def decode_options(settings: DecodeSettings) -> DecodeOptions:
+    """The :class:`DecodeOptions` a frontend's settings ask for."""
+    return DecodeOptions(
+        temperature=settings.temperature,
+        samples=settings.samples,
+        check=settings.check,
+        seed=settings.seed,
+        max_new_tokens=settings.max_tokens,
+    )
 
 
 def statement_lines(program: Program) -> frozenset[int]:

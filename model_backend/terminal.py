@@ -21,9 +21,10 @@ from neural_debugger.protocol import Action, ActionKind
 from neural_debugger.tracer.program import ProgramError
 from neural_debugger.tracer.record import TracerFailure
 
-from .api import open_session
-from .backend import BackendError, DecodeOptions
+from .api import add_engine_arguments, decode_options, open_session
+from .backend import BackendError
 from .compare import differences, follow
+from .confidence import percent, sure_in_brackets, unsure_mark
 from .engines import BACKENDS, make_engine
 from .session import (
     BREAKPOINT_STEPS,
@@ -35,7 +36,6 @@ from .session import (
 )
 
 DEFAULT_SCRIPT = "step_into,step_into,step_over,step_over,step_into,step_return,continue"
-UNSURE = 0.5
 
 HELP = """commands (a forward session):
   s, step        step into              n, next       step over
@@ -77,13 +77,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument("program", help="the Python file to debug")
     p.add_argument("--entry", metavar="CALL", help='debug one call, e.g. --entry "f([3, 1, 2])"')
-    p.add_argument(
-        "--backend",
-        choices=BACKENDS,
-        default="local",
-        help="local: the embedded model (default); vllm: vLLM servers; oracle: a real run",
+    add_engine_arguments(
+        p,
+        BACKENDS,
+        "local: the embedded model (default); vllm: vLLM servers; oracle: a real run",
     )
-    p.add_argument("--model", type=Path, help="model folder (default: models/ndb-small)")
     p.add_argument(
         "--vllm-url", action="append", default=[], metavar="URL", help="a vLLM server (repeat)"
     )
@@ -154,22 +152,21 @@ def as_text(index: int, stop: Stop, truth: Stop | None) -> str:
     name = "start" if stop.action is None else stop.action.kind.value
     if stop.action is not None and stop.action.target is not None:
         name += f" {stop.action.target.strip()!r}"
-    sure = f"{confidence.event:.0%}"
+    event_sure = percent(confidence.event)
     if state.kind.is_exit:
-        return f"[{index}] {name} -> {state.kind.value} (event {sure})"
+        return f"[{index}] {name} -> {state.kind.value} (event {event_sure})"
     where = f"{Path(stop.file).name}:{stop.line}" if stop.file else "?:?"
     mark = " ✗" if "position" in wrong else ""
-    src_sure = "" if confidence.src is None else f", line {confidence.src:.0%}"
+    src_sure = "" if confidence.src is None else f", line {percent(confidence.src)}"
     lines = [
         f"[{index}] {name} -> {state.kind.value} at {where}{mark} (depth {stop.depth}; "
-        f"event {sure}{src_sure})",
+        f"event {event_sure}{src_sure})",
         f"      {state.src}",
     ]
 
     def shown(key: str, value: str, p: float | None) -> str:
         flag = " ✗" if key in wrong else ""
-        unsure = "?" if p is not None and p < UNSURE else ""
-        return f"{key}={value}{unsure}{flag}"
+        return f"{key}={value}{unsure_mark(p)}{flag}"
 
     if stop.locals is not None:
         items = [shown(k, v, confidence.values.get(k)) for k, v in stop.locals.items()]
@@ -292,7 +289,7 @@ class Frontend:
         for name in rest:
             if stop.locals is not None and name in stop.locals:
                 p = stop.confidence.values.get(name)
-                print(f"{name} = {stop.locals[name]}" + (f"  ({p:.0%} sure)" if p else ""))
+                print(f"{name} = {stop.locals[name]}" + (f"  {sure_in_brackets(p)}" if p else ""))
             else:
                 print(f"{name} is not a variable of this stop")
 
@@ -347,13 +344,6 @@ async def main(args: argparse.Namespace) -> int:
             raise ValueError("--check (steps back checked forwards) needs --backend local")
         if args.breakpoint_steps is not None and args.breakpoint_steps < 0:
             raise ValueError("--breakpoint-steps must be 0 (one jump) or more")
-        options = DecodeOptions(
-            temperature=args.temperature,
-            samples=args.samples,
-            check=args.check,
-            seed=args.seed,
-            max_new_tokens=args.max_tokens,
-        )
         opened = await open_session(
             args.program,
             entry=args.entry,
@@ -362,7 +352,7 @@ async def main(args: argparse.Namespace) -> int:
             model=args.model,
             vllm_urls=args.vllm_url,
             inverse=args.inverse,
-            options=options,
+            options=decode_options(args),
             breakpoint_steps=args.breakpoint_steps,
         )
         session = opened.session

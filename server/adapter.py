@@ -27,6 +27,7 @@ from pydantic import ValidationError
 
 from neural_debugger.model_backend.backend import BackendError
 from neural_debugger.model_backend.compare import compare_with_real_run
+from neural_debugger.model_backend.confidence import sure
 from neural_debugger.model_backend.session import DebugSession, Stop
 from neural_debugger.model_backend.stepping import Request as StepRequest
 from neural_debugger.model_backend.stepping import Stepper
@@ -74,7 +75,6 @@ from .messages import (
     response,
 )
 from .transport import MessageReader, MessageWriter, Received
-from .values import percent
 from .variables import InspectError, Inspector
 
 THREAD_ID = 1
@@ -519,7 +519,7 @@ class Adapter:
             raise RequestError("this stop is not an exception")
         return {
             "exceptionId": state.value.split("(", 1)[0].strip() or "exception",
-            "description": f"{state.value} ({percent(session.current.confidence.overall)} sure)",
+            "description": f"{state.value} ({sure(session.current.confidence.overall)})",
             "breakMode": "always",
         }
 
@@ -741,9 +741,9 @@ class Adapter:
         assert self._session is not None and self._inspector is not None
         self._inspector.moved()
         real = self._launch is not None and self._launch.backend == "oracle"
-        sure = percent(stop.confidence.overall)
+        how_sure = sure(stop.confidence.overall)
         if stop.exited:
-            how = "the real run ended" if real else f"predicted end ({sure} sure)"
+            how = "the real run ended" if real else f"predicted end ({how_sure})"
             await self._output(f"ndb: {how}: {stop.state.kind.value}")
             await self._send(event("exited", {"exitCode": EXIT_CODES.get(stop.state.kind, 0)}))
             await self._send_terminated()
@@ -773,4 +773,4 @@ class Adapter:
             where += ", backwards"
         if real:
             return f"{what.capitalize()} (real run): {where}"
-        return f"Predicted {what}: {where} ({percent(stop.confidence.overall)} sure)"
+        return f"Predicted {what}: {where} ({sure(stop.confidence.overall)})"

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from neural_debugger.model_backend.api import EnginePool, SessionError
+from neural_debugger.model_backend.api import EnginePool, SessionError, decode_options
 from neural_debugger.model_backend.api import open_session as open_api_session
-from neural_debugger.model_backend.backend import DecodeOptions
 from neural_debugger.model_backend.session import DebugSession
 
 from .messages import LaunchArguments
@@ -43,13 +42,6 @@ def describe_backend(args: LaunchArguments) -> str:
 async def open_session(args: LaunchArguments, pool: EnginePool) -> DebugSession:
     """The debug session a launch asks for, at its first stop."""
     try:
-        options = DecodeOptions(
-            temperature=args.temperature,
-            samples=args.samples,
-            check=args.check,
-            seed=args.seed,
-            max_new_tokens=args.max_tokens,
-        )
         opened = await open_api_session(
             _resolve(args.program, args.cwd),
             entry=args.entry,
@@ -57,7 +49,7 @@ async def open_session(args: LaunchArguments, pool: EnginePool) -> DebugSession:
             model=_resolve(args.model, args.cwd) if args.model else None,
             vllm_urls=args.vllm_urls,
             inverse=args.inverse,
-            options=options,
+            options=decode_options(args),
             breakpoint_steps=args.breakpoint_steps,
             engines=pool,
         )

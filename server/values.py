@@ -12,8 +12,9 @@ import ast
 import re
 from typing import Any
 
+from neural_debugger.model_backend.confidence import sure
+
 MAX_TEXT = 200_000  # longer repr texts are shown, never rebuilt
-SURE = 0.995  # at or above this (below 1) a probability reads ">99%"
 CONTAINERS = (list, tuple, dict, set, frozenset)
 
 
@@ -109,22 +110,13 @@ def part_at(value: Any, path: tuple[Any, ...]) -> Any:
     return value
 
 
-def percent(p: float) -> str:
-    """A probability as people read it: ``62%``, ``<1%``, ``>99%``."""
-    if p < 0.01:
-        return "<1%"
-    if SURE > p >= 0.99:
-        return ">99%"
-    return f"{p:.0%}"
-
-
 def sureness(p: float | None, edited: bool = False) -> str:
     """Words for how a value came to be: ``62% sure``, ``set by you``, ``confidence unknown``."""
     if edited:
         return "set by you"
     if p is None:
         return "confidence unknown"
-    return f"{percent(p)} sure"
+    return sure(p)
 
 
 def shown_value(text: str, module: str = "__main__", classes: frozenset[str] = frozenset()) -> str:
@@ -140,11 +132,3 @@ def shown_value(text: str, module: str = "__main__", classes: frozenset[str] = f
         lambda m: f"<class '{module}.{m.group(1)}'>" if m.group(1) in classes else m.group(0),
         text,
     )
-
-
-def strip_sureness(text: str) -> str:
-    """A value typed back by the user, without a confidence suffix copied along with it."""
-    text = text.strip()
-    if text.endswith(" sure)") and "  (" in text:
-        return text[: text.rindex("  (")].rstrip()
-    return text

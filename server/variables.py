@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from neural_debugger.model_backend.backend import BackendError
+from neural_debugger.model_backend.confidence import without_sureness
 from neural_debugger.model_backend.session import DebugSession, Stop
 from neural_debugger.protocol import ActionKind, StateKind
 
@@ -31,7 +32,6 @@ from .values import (
     rebuild_or_none,
     replace_part,
     shown_value,
-    strip_sureness,
     sureness,
     type_name,
 )
@@ -309,7 +309,7 @@ class Inspector:
     def set_variable(self, number: int, name: str, value: str) -> Variable:
         """Edit a variable (or a part of one) of the current stop: a counterfactual."""
         ref = self.handles.get(number)
-        text = strip_sureness(value)
+        text = without_sureness(value)
         if not text or "\n" in text:
             raise InspectError("give the new value as one line of Python, e.g. [1, 2]")
         if (
@@ -362,7 +362,7 @@ class Inspector:
         if root_text is None:
             raise InspectError(f"{target.id} is not a variable at this stop")
         try:
-            part = rebuild(strip_sureness(value))
+            part = rebuild(without_sureness(value))
             new = repr(replace_part(rebuild(root_text), tuple(path), part))
         except (NotALiteral, KeyError, IndexError, TypeError) as err:
             raise InspectError(f"{expression} cannot be set: {err}") from None

@@ -106,34 +106,18 @@ class _Recorder:
         self.failure: str | None = None
 
     def global_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
+        """A call (the only event a global trace function sees): traced in the program's own
+        files only, by :meth:`local_trace` from here on."""
         if frame.f_code.co_filename not in self.own_files:
             return None
-        if self.stopped is not None:
-            raise TraceLimitReached(self.stopped)
-        try:
-            depth = 0
-            caller = frame.f_back
-            while caller is not None:
-                known = self.depth.get(caller)
-                if known is not None:
-                    depth = known + 1
-                    break
-                caller = caller.f_back
-            self.depth[frame] = depth
-            self.activations += 1
-            self.activation[frame] = self.activations
-            self._record(frame, "call", arg)
-        except TraceLimitReached:
-            raise
-        except Exception:
-            self._fail()
-            return None
-        return self.local_trace
+        return self.local_trace(frame, event, arg)
 
     def local_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
         if self.stopped is not None:
             raise TraceLimitReached(self.stopped)
         try:
+            if event == "call":
+                self._enter(frame)
             self._record(frame, event, arg)
             if event == "return":
                 self.depth.pop(frame, None)
@@ -144,6 +128,20 @@ class _Recorder:
             self._fail()
             return None
         return self.local_trace
+
+    def _enter(self, frame: FrameType) -> None:
+        """A new activation: its depth (one below its nearest traced caller) and its number."""
+        depth = 0
+        caller = frame.f_back
+        while caller is not None:
+            known = self.depth.get(caller)
+            if known is not None:
+                depth = known + 1
+                break
+            caller = caller.f_back
+        self.depth[frame] = depth
+        self.activations += 1
+        self.activation[frame] = self.activations
 
     def _fail(self) -> None:
         self.failure = traceback.format_exc()

@@ -86,6 +86,7 @@ import time
 import types
 from collections.abc import Callable, Iterator, Mapping
 from itertools import chain
+from typing import AnyStr
 
 __all__ = [
     "CUT_MARKER",
@@ -302,27 +303,21 @@ def _render_one(
     """Emit one value, or open it as a container whose elements come later off the stack."""
     tp = type(obj)
     if tp is str:
-        out.emit(_str_text(obj))  # type: ignore[arg-type]
+        out.emit(_quoted_text(obj, "'", '"'))  # type: ignore[type-var]
     elif tp is int:
         out.emit(_int_text(obj))  # type: ignore[arg-type]
     elif obj is None or tp is bool or tp is float or tp is complex:
         out.emit(repr(obj))
-    elif tp is list:
+    elif tp is list or tp is tuple:
+        opening, closing = ("[", "]") if tp is list else ("(", ")")
         if not obj:
-            out.emit("[]")
+            out.emit(opening + closing)
         elif id(obj) in active:
-            out.emit("[...]")
+            out.emit(opening + "..." + closing)
         else:
-            out.emit("[")
-            _open(push, active, obj, iter(obj), "]")  # type: ignore[call-overload]
-    elif tp is tuple:
-        if not obj:
-            out.emit("()")
-        elif id(obj) in active:
-            out.emit("(...)")
-        else:
-            out.emit("(")
-            closing = ",)" if len(obj) == 1 else ")"  # type: ignore[arg-type]
+            out.emit(opening)
+            if tp is tuple and len(obj) == 1:  # type: ignore[arg-type]
+                closing = ",)"
             _open(push, active, obj, iter(obj), closing)  # type: ignore[call-overload]
     elif tp is dict:
         if id(obj) in active:
@@ -345,7 +340,7 @@ def _render_one(
             out.emit("frozenset({")
             _open(push, active, obj, iter(obj), "})")  # type: ignore[call-overload]
     elif tp is bytes:
-        out.emit(_bytes_text(obj))  # type: ignore[arg-type]
+        out.emit(_quoted_text(obj, b"'", b'"'))  # type: ignore[type-var]
     elif tp is bytearray:
         out.emit("bytearray(")
         out.emit(_bytearray_text(obj))  # type: ignore[arg-type]
@@ -445,27 +440,16 @@ def _int_text(value: int) -> str:
     return ("-" if value < 0 else "") + str(head)
 
 
-def _str_text(value: str) -> str:
-    """repr() of a str, built from a prefix when the string is long."""
+def _quoted_text(value: AnyStr, single: AnyStr, double: AnyStr) -> str:
+    """repr() of a str or bytes, built from a prefix when the value is long.
+
+    ``single`` and ``double`` are the two quote characters in the value's own type.
+    """
     if len(value) <= _HEAD_CHARS:
         return _without_addresses(repr(value), data=True)
-    # The quote Python picks depends on the whole string; adding the other quote character to
+    # The quote Python picks depends on the whole value; adding the other quote character to
     # the prefix makes repr() pick the same one and escape alike.
-    extra = "'" if "'" in value and '"' not in value else '"'
-
-    def head(count: int) -> tuple[str, bool]:
-        if len(value) <= count:
-            return repr(value), True
-        return repr(value[:count] + extra)[:-2], False
-
-    return _cleaned_head(head, _HEAD_CHARS, data=True)
-
-
-def _bytes_text(value: bytes) -> str:
-    """repr() of bytes, built from a prefix when the value is long."""
-    if len(value) <= _HEAD_CHARS:
-        return _without_addresses(repr(value), data=True)
-    extra = b"'" if b"'" in value and b'"' not in value else b'"'
+    extra = single if single in value and double not in value else double
 
     def head(count: int) -> tuple[str, bool]:
         if len(value) <= count:

@@ -12,7 +12,7 @@ import anyio
 import pytest
 from mcp_client import Agent, ToolFailed, mcp_server
 
-from neural_debugger.server.values import strip_sureness
+from neural_debugger.model_backend.confidence import without_sureness
 
 TOOLS = {
     "start_session",
@@ -29,7 +29,7 @@ TOOLS = {
 
 def value(stop: dict, name: str) -> str:
     """A variable's value without the confidence suffix the Variables view adds."""
-    return strip_sureness(stop["locals"][name])
+    return without_sureness(stop["locals"][name])
 
 
 async def still_serving(agent: Agent) -> None:
@@ -75,7 +75,7 @@ async def test_agent_episode_finds_the_bug_edits_and_compares(tmp_path: Path, pr
         assert value(at_return, "total") == "6"  # the bug: the last value, not the sum 12
         assert 0 < at_return["confidence"]["total"] <= 1
         mean = await agent.call("evaluate", session_id=sid, expression="total / len(values)")
-        assert strip_sureness(mean["result"]) == "2.0"
+        assert without_sureness(mean["result"]) == "2.0"
 
         returned = await agent.call("step", session_id=sid, action="over")
         assert returned["event"] == "return" and returned["return_value"] is not None

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from anyio.abc import Process
-from dap_client import EXAMPLE, DapClient
+from launching import EXAMPLE, open_session
+
+from neural_debugger.evaluation.dap_client import DapClient
 
 # the demo's program: the model's stops there show variables (on bubble_sort it may instead
 # step into `main` again, whose frame has none)
@@ -17,13 +19,13 @@ async def test_predicted_stops_are_compared_with_the_real_run(
     refused = await dap.refused("compareWithRealRun")
     assert "no program is launched" in refused
     entry = "running_total([3, 1, 2])"
-    await dap.start(backend="local", stopOnEntry=True, program=str(PROGRAM), entry=entry)
+    await open_session(dap, backend="local", stopOnEntry=True, program=str(PROGRAM), entry=entry)
     await dap.stopped()
     lines = [(await dap.top())["line"]]  # where each stop was predicted, as the client saw it
     variables: dict[str, dict[str, object]] = {}
     for _ in range(6):
-        await dap.ok("stepIn", threadId=1)
-        if (await dap.next_event("stopped", "exited"))["event"] == "exited":
+        await dap.request("stepIn", threadId=1)
+        if (await dap.event("stopped", "exited"))["event"] == "exited":
             break
         lines.append((await dap.top())["line"])
         variables = await dap.locals()
@@ -31,13 +33,13 @@ async def test_predicted_stops_are_compared_with_the_real_run(
             break
     assert variables, "no stop with variables was predicted"
     name = next(iter(variables))
-    scopes = (await dap.ok("scopes", frameId=(await dap.top())["id"]))["scopes"]
+    scopes = (await dap.request("scopes", frameId=(await dap.top())["id"]))["scopes"]
     reference = next(s for s in scopes if s["name"].startswith("Locals"))["variablesReference"]
-    await dap.ok("setVariable", variablesReference=reference, name=name, value="'edited'")
+    await dap.request("setVariable", variablesReference=reference, name=name, value="'edited'")
 
     # every event the requests walked is compared (a stepIn walks the call event to the first
     # line of the body, as debugpy stops there), so there are at least as many as stops shown
-    body = await dap.ok("compareWithRealRun")
+    body = await dap.request("compareWithRealRun")
     assert body["stops"] >= len(lines) and 1 <= body["compared"] <= body["stops"]
     assert body["wrongStops"] == len({d["step"] for d in body["divergences"]})
     edits = [d for d in body["divergences"] if d["kind"] == "variable" and d["name"] == name]
@@ -52,7 +54,7 @@ async def test_predicted_stops_are_compared_with_the_real_run(
     assert edits[-1]["line"] == lines[-1]
     # the session itself is untouched and goes on
     assert (await dap.top())["line"] == lines[-1]
-    await dap.ok("stepBack", threadId=1)
+    await dap.request("stepBack", threadId=1)
     assert (await dap.stopped())["reason"] == "step"
 
 
@@ -60,6 +62,6 @@ async def test_a_real_run_is_not_compared_with_itself(
     stdio_server: tuple[DapClient, Process],
 ) -> None:
     dap, _ = stdio_server
-    await dap.start(stopOnEntry=True)  # the oracle backend
+    await open_session(dap, stopOnEntry=True)  # the oracle backend
     await dap.stopped()
     assert "this session is the real run" in await dap.refused("compareWithRealRun")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from neural_debugger.model_backend.confidence import without_sureness
 from neural_debugger.server.evaluate import EvaluationError, Evaluator, parse, truthy
-from neural_debugger.server.values import shown_value, strip_sureness
+from neural_debugger.server.values import shown_value
 
 STOP = {"items": "[3, 1, 2]", "result": "[1, 3, 2]", "swaps": "0", "name": "'ab'",
         "table": "{'a': 1, 'b': (2, 3)}", "thing": "<Node object at 0x7f>"}  # fmt: skip
@@ -78,5 +79,5 @@ def test_values_are_debugpy_texts_and_confidence_is_stripped_from_edits() -> Non
     assert shown_value("[<class 'Box'>, <class 'int'>]", "m", classes) == (
         "[<class 'm.Box'>, <class 'int'>]"
     )
-    assert strip_sureness(" [1, 2]  (62% sure) ") == "[1, 2]"
-    assert strip_sureness("'(not sure)'") == "'(not sure)'"
+    assert without_sureness(" [1, 2]  (62% sure) ") == "[1, 2]"
+    assert without_sureness("'(not sure)'") == "'(not sure)'"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import itertools
-import json
 import os
 import random
 import subprocess
@@ -22,8 +21,9 @@ from typing import Any
 
 import anyio
 import pytest
-from anyio.abc import SocketStream
-from dap_client import EXAMPLE, DapClient, tcp_server_process
+from launching import EXAMPLE, WAIT, open_session
+
+from neural_debugger.evaluation.dap_client import DapClient, tcp_server
 
 SESSIONS = 20
 SCRIPT = ["stepIn", "stepIn", "next", "next", "next", "stepIn", "next"]  # entry -> bubble_sort
@@ -45,15 +45,15 @@ def own_lists(count: int) -> list[list[int]]:
 
 async def scripted_session(dap: DapClient, items: list[int]) -> list[dict[str, str]]:
     """An oracle session on ``bubble_sort(items)``: the locals shown at each stop of SCRIPT."""
-    await dap.start(entry=f"bubble_sort({items})", stopOnEntry=True)
+    await open_session(dap, entry=f"bubble_sort({items})", stopOnEntry=True)
     assert (await dap.stopped())["reason"] == "entry"
     seen = []
     for action in SCRIPT:
-        await dap.ok(action, threadId=1)
-        found = await dap.next_event("stopped", "exited")
+        await dap.request(action, threadId=1)
+        found = await dap.event("stopped", "exited")
         assert found["event"] == "stopped", (items, action, found)
         seen.append({name: v["value"] for name, v in (await dap.locals()).items()})
-    await dap.ok("disconnect")
+    await dap.request("disconnect")
     return seen
 
 
@@ -92,18 +92,17 @@ async def test_many_clients_at_once_each_see_only_their_own_session(
         check_own_values(lists[index], seen, others)
 
 
-async def _abandon(port: int, messages: list[bytes]) -> None:
-    """A client that sends ``messages`` and closes its socket at once, reading nothing."""
-    stream = await anyio.connect_tcp("127.0.0.1", port)
-    for message in messages:
-        await stream.send(message)
-    await stream.aclose()
-
-
-def _framed(seq: int, command: str, **arguments: Any) -> bytes:
-    message = {"seq": seq, "type": "request", "command": command, "arguments": arguments}
-    body = json.dumps(message).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+async def _abandon(
+    port: int, *, raw: bytes = b"", requests: tuple[tuple[str, dict[str, Any]], ...] = ()
+) -> None:
+    """A client that sends ``raw`` bytes or ``requests`` and closes its socket at once, reading
+    nothing."""
+    dap = await DapClient.connect(port, timeout=WAIT)
+    if raw:
+        await dap.raw(raw)
+    for command, arguments in requests:
+        await dap.send(command, **arguments)
+    await dap.aclose()
 
 
 @dataclass
@@ -112,12 +111,11 @@ class Served:
 
     port: int
     process: subprocess.Popen[bytes]
-    streams: list[SocketStream]
+    clients: list[DapClient]
 
-    async def client(self) -> tuple[SocketStream, DapClient]:
-        stream = await anyio.connect_tcp("127.0.0.1", self.port)
-        self.streams.append(stream)
-        return stream, DapClient(stream, stream)
+    async def client(self) -> DapClient:
+        self.clients.append(await DapClient.connect(self.port, timeout=WAIT, keep_output=True))
+        return self.clients[-1]
 
     def cpu_seconds(self) -> float:
         """User and system time of the server process so far (Linux /proc)."""
@@ -130,13 +128,13 @@ async def served(tmp_path: Path) -> AsyncIterator[Served]:
     """``ndb dap --port 0`` with its process at hand, stopped (and its clients closed) after."""
     if not Path("/proc/self/stat").exists():
         pytest.skip("reads the server's CPU time from /proc")
-    with tcp_server_process(tmp_path / "stderr.txt") as (process, port):
+    with tcp_server(tmp_path / "stderr.txt") as (process, port):
         found = Served(port, process, [])
         try:
             yield found
         finally:
-            for stream in found.streams:
-                await stream.aclose()
+            for dap in found.clients:
+                await dap.aclose()
 
 
 async def test_clients_gone_mid_prediction_leave_the_server_serving(served: Served) -> None:
@@ -146,27 +144,27 @@ async def test_clients_gone_mid_prediction_leave_the_server_serving(served: Serv
     slow = {"entry": "bubble_sort([9, 8, 7, 6, 5, 4, 3, 2, 1])", "backend": "local",
             "stopOnEntry": True, "samples": 64, "temperature": 3.0, "seed": 1,
             "maxTokens": 8192}  # fmt: skip
-    gone: list[tuple[SocketStream, DapClient]] = []
+    gone: list[DapClient] = []
     for _ in range(3):
-        stream, dap = await served.client()
-        await dap.start(**slow)
+        dap = await served.client()
+        await open_session(dap, **slow)
         assert (await dap.stopped())["reason"] == "entry"
-        gone.append((stream, dap))
-    await gone[0][1].send("continue", threadId=1)
-    await gone[1][1].send("stepIn", threadId=1)
-    await gone[2][1].ok("stepIn", threadId=1)
-    assert "in progress" in await gone[2][1].refused("stackTrace", threadId=1)
-    for stream, _ in gone:
-        await stream.aclose()
+        gone.append(dap)
+    await gone[0].send("continue", threadId=1)
+    await gone[1].send("stepIn", threadId=1)
+    await gone[2].request("stepIn", threadId=1)
+    assert "in progress" in await gone[2].refused("stackTrace", threadId=1)
+    for dap in gone:
+        await dap.aclose()
 
     # Clients that send half a message, or requests that start a prediction, then go.
-    await _abandon(served.port, [b'Content-Length: 500\r\n\r\n{"seq": 1, '])
-    await _abandon(served.port, [b"Content-Len"])
-    await _abandon(served.port, [_framed(1, "initialize", adapterID="ndb"),
-                                 _framed(2, "launch", program=str(EXAMPLE), backend="local",
-                                         entry="bubble_sort([3, 1])", stopOnEntry=True),
-                                 _framed(3, "configurationDone"),
-                                 _framed(4, "continue", threadId=1)])  # fmt: skip
+    await _abandon(served.port, raw=b'Content-Length: 500\r\n\r\n{"seq": 1, ')
+    await _abandon(served.port, raw=b"Content-Len")
+    launch = {"program": str(EXAMPLE), "backend": "local", "entry": "bubble_sort([3, 1])",
+              "stopOnEntry": True}  # fmt: skip
+    await _abandon(served.port, requests=(("initialize", {"adapterID": "ndb"}),
+                                          ("launch", launch), ("configurationDone", {}),
+                                          ("continue", {"threadId": 1})))  # fmt: skip
 
     # Their predictions stop: the server goes idle (left running, they would keep it busy
     # for seconds: about 0.8 CPU seconds a second on two shared cores, measured).
@@ -180,17 +178,17 @@ async def test_clients_gone_mid_prediction_leave_the_server_serving(served: Serv
     results: dict[int, list[dict[str, str]]] = {}
 
     async def one(index: int) -> None:
-        results[index] = await scripted_session((await served.client())[1], lists[index])
+        results[index] = await scripted_session(await served.client(), lists[index])
 
     with anyio.fail_after(BUDGET):
         async with anyio.create_task_group() as tasks:
             for index in range(len(lists)):
                 tasks.start_soon(one, index)
-        _, local = await served.client()
-        await local.start(backend="local", stopOnEntry=True)
+        local = await served.client()
+        await open_session(local, backend="local", stopOnEntry=True)
         assert (await local.stopped())["reason"] == "entry"
-        await local.ok("stepIn", threadId=1)
-        found = await local.next_event("stopped", "exited")
+        await local.request("stepIn", threadId=1)
+        found = await local.event("stopped", "exited")
         assert found["event"] == "stopped", found
         assert found["body"]["description"].startswith("Predicted ")
     assert sorted(results) == list(range(len(lists)))

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from anyio.abc import Process
-from dap_client import ENTRY, EXAMPLE, SERVER, DapClient
+from launching import ENTRY, EXAMPLE
+
+from neural_debugger.evaluation.dap_client import NDB_DAP, DapClient
 
 
 def framed(body: bytes, length: int | None = None) -> bytes:
@@ -24,7 +26,7 @@ async def complaint(dap: DapClient, text: str) -> str:
 
 
 async def still_serving(dap: DapClient) -> None:
-    assert (await dap.ok("threads"))["threads"] in ([], [{"id": 1, "name": "predicted run"}])
+    assert (await dap.request("threads"))["threads"] in ([], [{"id": 1, "name": "predicted run"}])
 
 
 async def test_broken_frames_are_reported_and_skipped(
@@ -33,7 +35,7 @@ async def test_broken_frames_are_reported_and_skipped(
     dap, _ = stdio_server
     # invalid JSON whose seq is legible: an error response to that request
     await dap.raw(framed(b'{"seq": 901, "type": "request", "command": "threads", '))
-    broken = await dap.response(901)
+    broken = await dap.answer(901)
     assert broken["success"] is False and broken["command"] == "threads"
     assert "not valid JSON" in broken["message"]
     await still_serving(dap)
@@ -51,15 +53,15 @@ async def test_broken_frames_are_reported_and_skipped(
     await dap.raw(b"hello" + framed(json.dumps({"seq": 902, "type": "request",
                                                  "command": "threads"}).encode()))  # fmt: skip
     await complaint(dap, "unexpected bytes before a header")
-    assert (await dap.response(902))["success"] is True
+    assert (await dap.answer(902))["success"] is True
     short = b'{"seq": 903, "type": "request", "comm'
     await dap.raw(framed(short, length=len(short) + 30))
     seq = await dap.send("threads")
-    assert "not valid JSON" in (await dap.response(903))["message"]
-    assert (await dap.response(seq))["success"] is True
+    assert "not valid JSON" in (await dap.answer(903))["message"]
+    assert (await dap.answer(seq))["success"] is True
     # well-formed JSON that is no request
     await dap.raw(framed(b'{"seq": 904, "type": "request"}'))
-    assert "command: Field required" in (await dap.response(904))["message"]
+    assert "command: Field required" in (await dap.answer(904))["message"]
     await still_serving(dap)
 
 
@@ -67,7 +69,7 @@ async def test_bad_requests_get_error_responses(
     stdio_server: tuple[DapClient, Process], tmp_path: Path
 ) -> None:
     dap, _ = stdio_server
-    await dap.ok("initialize", adapterID="ndb")
+    await dap.request("initialize", adapterID="ndb")
     assert await dap.refused("frobnicate") == "unknown command 'frobnicate'"
     assert "no program is launched" in await dap.refused("stackTrace", threadId=1)
     assert "no program is launched" in await dap.refused("next", threadId=1)
@@ -85,25 +87,27 @@ async def test_bad_requests_get_error_responses(
     assert "backend: Input should be 'local', 'vllm' or 'oracle'" in message
     assert "attach is not supported" in await dap.refused("attach")
     # after all that, a good launch still works
-    await dap.ok("launch", program=str(EXAMPLE), entry=ENTRY, backend="oracle", stopOnEntry=True)
+    await dap.request(
+        "launch", program=str(EXAMPLE), entry=ENTRY, backend="oracle", stopOnEntry=True
+    )
     assert "already launched" in await dap.refused("launch", program=str(EXAMPLE))
     await dap.event("initialized")
-    await dap.ok("configurationDone")
+    await dap.request("configurationDone")
     assert (await dap.stopped())["reason"] == "entry"
     assert "not an exception" in await dap.refused("exceptionInfo", threadId=1)
     assert "no thread 2" in await dap.refused("next", threadId=2)
     assert "no frame 9" in await dap.refused("scopes", frameId=9)
     assert "not valid at this stop" in await dap.refused("variables", variablesReference=999)
     assert "no source" in await dap.refused("source", sourceReference=42)
-    await dap.ok("cancel", requestId=1)
-    await dap.ok("terminate")
+    await dap.request("cancel", requestId=1)
+    await dap.request("terminate")
     await dap.event("terminated")
-    await dap.ok("disconnect")
+    await dap.request("disconnect")
 
 
 def test_an_empty_input_ends_the_server_cleanly() -> None:
     """End of input at once, from /dev/null (a device) or an empty pipe: a clean exit."""
     for how in ({"stdin": subprocess.DEVNULL}, {"input": b""}):
-        done = subprocess.run(SERVER, capture_output=True, timeout=60, **how)
+        done = subprocess.run(NDB_DAP, capture_output=True, timeout=60, **how)
         assert done.returncode == 0, done.stderr.decode()[-2000:]
         assert b"Traceback" not in done.stderr
