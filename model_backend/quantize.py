@@ -90,45 +90,58 @@ def resolve_setting(setting: str, device: str) -> str:
     return setting
 
 
-def _quiet_prepack(fn: object, *args: object) -> torch.ScriptObject:
+def _quiet(fn: object, *args: object) -> torch.ScriptObject:
     with warnings.catch_warnings():  # torch marks quantised tensors as moving to torchao
         warnings.simplefilter("ignore")
         return fn(*args)  # type: ignore[operator,no-any-return]
 
 
-class Fp16Linear(nn.Module):
-    """A bias-free linear layer with float16 weights and float32 arithmetic."""
+class PackedLinear(nn.Module):
+    """A bias-free linear layer whose weights fbgemm holds packed (its kernels' own layout)."""
+
+    kind = ""
 
     def __init__(self, linear: nn.Linear) -> None:
         super().__init__()
         if linear.bias is not None:
-            raise ValueError("Fp16Linear takes linear layers without a bias")
+            raise ValueError(f"{type(self).__name__} takes linear layers without a bias")
         self.in_features, self.out_features = linear.in_features, linear.out_features
-        weight = linear.weight.detach().float().cpu()
-        self._packed = _quiet_prepack(torch.ops.quantized.linear_prepack_fp16, weight, None)
-        self.weight_bytes = weight.numel() * 2  # what one token reads
+        self._packed = self._pack(linear.weight.detach().float().cpu())
+
+    def _pack(self, weight: torch.Tensor) -> torch.ScriptObject:
+        raise NotImplementedError
+
+    @property
+    def weight_bytes(self) -> int:
+        """Bytes of weights one token reads."""
+        return self.in_features * self.out_features * (2 if self.kind == "float16" else 1)
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}, {self.kind}"
+
+
+class Fp16Linear(PackedLinear):
+    """Float16 weights, float32 arithmetic."""
+
+    kind = "float16"
+
+    def _pack(self, weight: torch.Tensor) -> torch.ScriptObject:
+        return _quiet(torch.ops.quantized.linear_prepack_fp16, weight, None)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return torch.ops.quantized.linear_dynamic_fp16(x, self._packed)
 
-    def extra_repr(self) -> str:
-        return f"in_features={self.in_features}, out_features={self.out_features}, float16"
 
+class Int8Linear(PackedLinear):
+    """int8 weights (one scale per output row); the input quantised token by token."""
 
-class Int8Linear(nn.Module):
-    """A bias-free linear layer with int8 weights whose tokens are quantised one by one."""
+    kind = "int8"
 
-    def __init__(self, linear: nn.Linear) -> None:
-        super().__init__()
-        if linear.bias is not None:
-            raise ValueError("Int8Linear takes linear layers without a bias")
-        self.in_features, self.out_features = linear.in_features, linear.out_features
-        weight = linear.weight.detach().float().cpu()
+    def _pack(self, weight: torch.Tensor) -> torch.ScriptObject:
         scales = (weight.abs().amax(1) / 127).clamp_min(torch.finfo(torch.float32).tiny).double()
         zeros = torch.zeros(weight.shape[0], dtype=torch.long)
-        qweight = _quiet_prepack(torch.quantize_per_channel, weight, scales, zeros, 0, torch.qint8)
-        self._packed = _quiet_prepack(torch.ops.quantized.linear_prepack, qweight, None)
-        self.weight_bytes = weight.numel()  # what one token reads (and a scale per row)
+        qweight = _quiet(torch.quantize_per_channel, weight, scales, zeros, 0, torch.qint8)
+        return _quiet(torch.ops.quantized.linear_prepack, qweight, None)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         rows = x.reshape(-1, self.in_features)
@@ -138,9 +151,6 @@ class Int8Linear(nn.Module):
             rows / size, INPUT_SCALE, INPUT_ZERO_POINT, self._packed
         )
         return out.mul_(size).view(*x.shape[:-1], self.out_features)
-
-    def extra_repr(self) -> str:
-        return f"in_features={self.in_features}, out_features={self.out_features}, int8"
 
 
 M = TypeVar("M", bound=nn.Module)
