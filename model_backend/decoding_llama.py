@@ -61,8 +61,9 @@ class DecodingLayer(nn.Module):
         heads, kv_heads, dim = self.heads, self.kv_heads, self.head_dim
         h = F.rms_norm(x, (x.shape[-1],), self.input_norm, self.eps)
         qkv = self.qkv_proj(h).view(1, length, heads + 2 * kv_heads, dim).transpose(1, 2)
-        qk = apply_rope(qkv[:, : heads + kv_heads], step.cos, step.sin)  # both in one go
-        out = attend(qk[:, :heads], qk[:, heads:], qkv[:, heads + kv_heads :], step, layer)
+        qk, v = qkv.split((heads + kv_heads, kv_heads), 1)
+        q, k = apply_rope(qk, step.cos, step.sin).split((heads, kv_heads), 1)  # both in one go
+        out = attend(q, k, v, step, layer)
         x = x + self.o_proj(out.transpose(1, 2).reshape(1, length, heads * dim))
         h = F.rms_norm(x, (x.shape[-1],), self.post_norm, self.eps)
         gate, up = self.gate_up_proj(h).chunk(2, dim=-1)

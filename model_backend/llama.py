@@ -81,21 +81,23 @@ class RMSNorm(nn.Module):
 
 
 def rope_tables(config: ModelConfig, length: int, device: torch.device) -> tuple[torch.Tensor, ...]:
+    """The rotary embedding's cosines and signed sines of positions ``0..length-1``: the sines
+    of the first half of each head negated, as :func:`apply_rope` takes them."""
     dim = config.head_dim
     inv_freq = 1.0 / (config.rope_theta ** (torch.arange(0, dim, 2, device=device).float() / dim))
     freqs = torch.outer(torch.arange(length, device=device).float(), inv_freq)
     emb = torch.cat((freqs, freqs), dim=-1)
-    return emb.cos(), emb.sin()
+    sin = emb.sin()
+    sin[:, : dim // 2].neg_()
+    return emb.cos(), sin
 
 
-def rotate_half(x: torch.Tensor) -> torch.Tensor:
-    half = x.shape[-1] // 2
-    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
-
-
-def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    """The rotary embedding of ``x`` (heads on dimension 1, positions on 2)."""
-    return x * cos + rotate_half(x) * sin
+def apply_rope(x: torch.Tensor, cos: torch.Tensor, signed_sin: torch.Tensor) -> torch.Tensor:
+    """The rotary embedding of ``x`` (heads on dimension 1, positions on 2), HF's layout: each
+    head's halves rotated as pairs, ``x * cos + rotate_half(x) * sin`` with ``rotate_half(x)``
+    the halves swapped and the new first half negated. The swap is one roll, the negation is in
+    ``signed_sin`` (:func:`rope_tables`): the same products, in fewer operations."""
+    return x * cos + x.roll(x.shape[-1] // 2, -1) * signed_sin
 
 
 class KVCache:
@@ -179,11 +181,11 @@ def attend(
     (written to the cache first); heads on dimension 1."""
     cache = step.cache
     if cache is not None:
-        end = step.start + q.shape[2]
-        cache.keys[layer][:, :, step.start : end] = k
-        cache.values[layer][:, :, step.start : end] = v
-        k = cache.keys[layer][:, :, :end]
-        v = cache.values[layer][:, :, :end]
+        length = q.shape[2]
+        cache.keys[layer].narrow(2, step.start, length).copy_(k)
+        cache.values[layer].narrow(2, step.start, length).copy_(v)
+        k = cache.keys[layer].narrow(2, 0, step.start + length)
+        v = cache.values[layer].narrow(2, 0, step.start + length)
     groups = q.shape[1] // k.shape[1]
     if groups > 1:
         k = k.repeat_interleave(groups, dim=1)
