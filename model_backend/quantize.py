@@ -105,8 +105,9 @@ class PackedLinear(nn.Module):
         super().__init__()
         if linear.bias is not None:
             raise ValueError(f"{type(self).__name__} takes linear layers without a bias")
-        self.in_features, self.out_features = linear.in_features, linear.out_features
-        self._packed = self._pack(linear.weight.detach().float().cpu())
+        self.in_features: int = linear.in_features
+        self.out_features: int = linear.out_features
+        self._packed: torch.ScriptObject = self._pack(linear.weight.detach().float().cpu())
 
     def _pack(self, weight: torch.Tensor) -> torch.ScriptObject:
         raise NotImplementedError
@@ -129,7 +130,8 @@ class Fp16Linear(PackedLinear):
         return _quiet(torch.ops.quantized.linear_prepack_fp16, weight, None)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.ops.quantized.linear_dynamic_fp16(x, self._packed)
+        out: torch.Tensor = torch.ops.quantized.linear_dynamic_fp16(x, self._packed)
+        return out
 
 
 class Int8Linear(PackedLinear):
@@ -147,7 +149,7 @@ class Int8Linear(PackedLinear):
         rows = x.reshape(-1, self.in_features)
         size = torch.linalg.vector_norm(rows, float("inf"), -1, keepdim=True)
         size = size.clamp_min_(torch.finfo(torch.float32).tiny)  # an all-zero row stays zero
-        out = torch.ops.quantized.linear_with_input_q_dq_qweight_dq_output_fp32(
+        out: torch.Tensor = torch.ops.quantized.linear_with_input_q_dq_qweight_dq_output_fp32(
             rows / size, INPUT_SCALE, INPUT_ZERO_POINT, self._packed
         )
         return out.mul_(size).view(*x.shape[:-1], self.out_features)
