@@ -30,7 +30,8 @@ function, clears it, then alternates one ``next`` on each adapter, each timed fr
 ``next`` to having the stop's variables (``stackTrace``, ``scopes``, ``variables``). ``ndb`` runs
 as configured by the environment (``NDB_QUANTIZE``, ``NDB_THREADS``) on ``--model``; each
 ``--ndb-env NAME=VALUE`` adds one more ndb adapter with those settings to the same alternation.
-It writes ``evaluation/results/next_vs_debugpy.json``.
+Each adapter's medians of every request's round trip and of the wait for the stop say where a
+``next`` spends its time. It writes ``evaluation/results/next_vs_debugpy.json``.
 """
 
 from __future__ import annotations
