@@ -135,3 +135,15 @@ def test_every_setting_decodes_the_same_first_step() -> None:
         session = LocalSession(loaded, PROGRAM.context)
         states.append(session.predict_now(history, action, DecodeOptions()).state)
     assert states[0] == states[1] == states[2]
+
+
+def test_without_the_x86_kernels_auto_is_float32(monkeypatch) -> None:
+    """On a torch build without fbgemm (an ARM laptop) the default still loads, in float32, and
+    asking for float16 or int8 there says why it cannot."""
+    from neural_debugger.model_backend import quantize
+
+    monkeypatch.setattr(quantize, "kernels_available", lambda: False)
+    assert resolve_setting("auto", "cpu") == "none"
+    for setting in ("fp16", "int8"):
+        with pytest.raises(ValueError, match=f"no x86 {setting} kernels; use NDB_QUANTIZE=none"):
+            resolve_setting(setting, "cpu")
