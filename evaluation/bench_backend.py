@@ -13,10 +13,12 @@ All figures come from one run on one machine, so their ratios are comparable:
 * peak resident memory of the process and the KV cache of one session;
 * ``--speed``: the decoding changes of the speed notes (``docs/speed.md``), each against what
   came before, interleaved in rounds in one process so that a busy machine slows all alike:
-  milliseconds per forward pass (one token, and one token with eight drafted) of the readable
-  model on torch's default threads (as before) and on one thread, the decoding layout
-  (:mod:`~neural_debugger.model_backend.decoding_llama`) and its int8 weights, as tokens per
-  second against the bandwidth bound of their weights; and milliseconds per predicted state
+  milliseconds per forward pass (one token, one token with three drafted, and a chunk of 24 as
+  when a step's new prompt tokens are fed) of the readable model on torch's default threads (as
+  before) and on one thread, the decoding layout
+  (:mod:`~neural_debugger.model_backend.decoding_llama`) with float32, float16 (the default)
+  and int8 weights, as tokens per second against the bandwidth bound of their weights (and of
+  float32's); and milliseconds per predicted state
   (the prompt already in the cache, as in a session) for the engine as before (readable model,
   default threads, no drafts) and with each change added, on a trajectory of the example
   programs, with the forward passes each took and whether it wrote the same states.
@@ -35,6 +37,7 @@ import platform
 import resource
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,7 +50,7 @@ from neural_debugger.model_backend.decoding_llama import DecodingLlama
 from neural_debugger.model_backend.draft import DRAFT_TOKENS
 from neural_debugger.model_backend.llama import load_pretrained
 from neural_debugger.model_backend.local import LoadedModel, LocalEngine, LocalSession
-from neural_debugger.model_backend.quantize import quantize_int8
+from neural_debugger.model_backend.quantize import PackedLinear, quantize_weights
 from neural_debugger.model_backend.session import DebugSession
 from neural_debugger.paths import REPOSITORY, default_model_dir
 from neural_debugger.protocol import Action, ActionKind
@@ -212,12 +215,14 @@ class Variant:
     draft: int
 
 
+PROMPT_CHUNK = 24  # tokens a step typically feeds to bring the cache to its prompt
 SPEED_VARIANTS = [
     Variant("before", "readable", 0, 0),
     Variant("+one thread", "readable", 1, 0),
     Variant("+drafts", "readable", 1, DRAFT_TOKENS),
     Variant("+decoding layout", "decoding", 1, DRAFT_TOKENS),
-    Variant("+int8", "int8", 1, DRAFT_TOKENS),
+    Variant("+float16 weights", "fp16", 1, DRAFT_TOKENS),  # the default
+    Variant("int8 instead", "int8", 1, DRAFT_TOKENS),
 ]
 
 
@@ -226,24 +231,24 @@ def _models(folder: Path) -> dict[str, torch.nn.Module]:
     return {
         "readable": readable,
         "decoding": DecodingLlama(readable).eval(),
-        "int8": quantize_int8(DecodingLlama(readable).eval()),
+        "fp16": quantize_weights(DecodingLlama(readable).eval(), "fp16"),
+        "int8": quantize_weights(DecodingLlama(readable).eval(), "int8"),
     }
 
 
 def _weight_bytes(model: torch.nn.Module) -> int:
-    """Bytes of weights one token reads: the parameters and the packed int8 weights of
-    quantised layers, the embedding table counted only as the output projection reads it (a
-    lookup reads one row)."""
+    """Bytes of weights one token reads: the parameters and the packed weights of float16 or
+    int8 layers, the embedding table counted only as the output projection reads it (a lookup
+    reads one row)."""
     total = 0
+    counted = set()
     for name, param in model.named_parameters():
-        total += 0 if "embed_tokens" in name else param.numel() * param.element_size()
-    for module in model.modules():
-        weight = getattr(module, "weight", None)
-        if callable(weight):  # a quantised linear layer: its packed int8 weight
-            packed = weight()
-            total += packed.numel() * packed.element_size()
+        if "embed_tokens" not in name:
+            total += param.numel() * param.element_size()
+            counted.add(id(param))
+    total += sum(m.weight_bytes for m in model.modules() if isinstance(m, PackedLinear))
     head = getattr(model, "lm_head", None)
-    if isinstance(head, torch.nn.Linear) and not callable(head.weight):
+    if type(head) is torch.nn.Linear and id(head.weight) not in counted:  # the tied table
         total += head.weight.numel() * head.weight.element_size()
     return total
 
@@ -262,7 +267,7 @@ def forward_speed(models: dict[str, torch.nn.Module], rounds: int, bandwidth: fl
         for _ in range(rounds):
             for name, threads in sorted(cases):
                 torch.set_num_threads(threads or default_threads)
-                for width in (1, 1 + DRAFT_TOKENS):
+                for width in (1, 1 + DRAFT_TOKENS, PROMPT_CHUNK):
                     ids = torch.tensor([[7] * width])
                     model, cache = models[name], caches[name]
                     model(ids, cache, keep=width)
@@ -285,6 +290,7 @@ def forward_speed(models: dict[str, torch.nn.Module], rounds: int, bandwidth: fl
             "tokens_per_s": 1000 / ms if key.endswith(" 1 token(s)") else None,
             "bound_tokens_per_s": bandwidth / weights[name],
             "weight_bytes": weights[name],
+            "float32_bound_tokens_per_s": bandwidth / weights["decoding"],
         }
     return result
 
@@ -318,6 +324,10 @@ def state_speed(folder: Path, models: dict[str, torch.nn.Module], steps: int, ro
     times: dict[str, list[float]] = {v.name: [] for v in SPEED_VARIANTS}
     calls: dict[str, int] = dict.fromkeys(times, 0)
     states: dict[str, list] = {v.name: [] for v in SPEED_VARIANTS}
+    in_forward: dict[str, list[float]] = {v.name: [] for v in SPEED_VARIANTS}
+    spent = [0.0]  # seconds inside the model's forward passes since the last reset
+    for model in models.values():
+        model.forward = _timed_forward(model.forward, spent)  # type: ignore[method-assign]
     for round_ in range(rounds):
         for code, history, action in items:
             for variant in SPEED_VARIANTS:
@@ -329,15 +339,19 @@ def state_speed(folder: Path, models: dict[str, torch.nn.Module], steps: int, ro
                 options = DecodeOptions()
                 try:
                     session.predict_now(history, action, options)  # the prompt into the cache
+                    spent[0] = 0.0
                     start = time.perf_counter()
                     prediction = session.predict_now(history, action, options)
                 except BackendError:
                     continue
                 times[variant.name].append((time.perf_counter() - start) * 1000)
+                in_forward[variant.name].append(spent[0] * 1000)
                 if round_ == 0:
                     calls[variant.name] += prediction.model_calls
                     states[variant.name].append(prediction.state)
     torch.set_num_threads(default_threads)
+    for model in models.values():
+        del model.forward  # the class's own again
     before = states[SPEED_VARIANTS[0].name]
     return {
         "items": len(items),
@@ -350,6 +364,7 @@ def state_speed(folder: Path, models: dict[str, torch.nn.Module], steps: int, ro
                 "ms_per_state_median": statistics.median(times[v.name]),
                 "ms_per_state_mean": statistics.fmean(times[v.name]),
                 "forward_passes": calls[v.name],
+                "share_in_forward_passes": sum(in_forward[v.name]) / sum(times[v.name]),
                 "same_states_as_before": sum(
                     a == b for a, b in zip(states[v.name], before, strict=False)
                 ),
@@ -358,6 +373,20 @@ def state_speed(folder: Path, models: dict[str, torch.nn.Module], steps: int, ro
             if times[v.name]
         },
     }
+
+
+def _timed_forward(forward: Callable[..., torch.Tensor], spent: list[float]) -> Callable:
+    """``forward``, adding the seconds it takes to ``spent[0]`` (how much of a predicted state
+    is the model's forward passes, the rest being the decoder's own work)."""
+
+    def timed(*args: object, **kwargs: object) -> torch.Tensor:
+        start = time.perf_counter()
+        try:
+            return forward(*args, **kwargs)
+        finally:
+            spent[0] += time.perf_counter() - start
+
+    return timed
 
 
 def run_speed(folder: Path, steps: int, rounds: int, states: bool) -> dict:
@@ -391,7 +420,8 @@ def format_speed(result: dict) -> str:
             f"    {key:<42} {row['ms_median']:7.2f} ms"
             + (
                 f"  {rate:6.0f} tokens/s of {row['bound_tokens_per_s']:.0f} "
-                f"({rate / row['bound_tokens_per_s']:.0%})"
+                f"({rate / row['bound_tokens_per_s']:.0%}; of float32's "
+                f"{rate / row['float32_bound_tokens_per_s']:.0%})"
                 if rate
                 else ""
             )
@@ -404,7 +434,8 @@ def format_speed(result: dict) -> str:
         for name, row in states["by_variant"].items():
             lines.append(
                 f"    {name:<18} median {row['ms_per_state_median']:7.1f} ms, mean "
-                f"{row['ms_per_state_mean']:7.1f} ms, {row['forward_passes']} forward passes, "
+                f"{row['ms_per_state_mean']:7.1f} ms, {row['forward_passes']} forward passes "
+                f"({row['share_in_forward_passes']:.0%} of the time), "
                 f"same states {row['same_states_as_before']}/{states['items']}"
             )
     return "\n".join(lines)

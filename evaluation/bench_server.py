@@ -30,7 +30,8 @@ function, clears it, then alternates one ``next`` on each adapter, each timed fr
 ``next`` to having the stop's variables (``stackTrace``, ``scopes``, ``variables``). ``ndb`` runs
 as configured by the environment (``NDB_QUANTIZE``, ``NDB_THREADS``) on ``--model``; each
 ``--ndb-env NAME=VALUE`` adds one more ndb adapter with those settings to the same alternation.
-It writes ``evaluation/results/next_vs_debugpy.json``.
+Each adapter's medians of every request's round trip and of the wait for the stop say where a
+``next`` spends its time. It writes ``evaluation/results/next_vs_debugpy.json``.
 """
 
 from __future__ import annotations
@@ -472,6 +473,7 @@ async def against_debugpy(
     environments = {**dict(zip(names, variants, strict=True)), "debugpy": {}}
     timings: dict[str, list[float]] = {name: [] for name in environments}
     first: dict[str, list[float]] = {name: [] for name in environments}
+    phases: dict[str, dict[str, list[float]]] = {name: {} for name in environments}
     for path, entry in PROGRAMS:
         folder = root / path.stem
         folder.mkdir(parents=True, exist_ok=True)
@@ -500,9 +502,11 @@ async def against_debugpy(
                         with _environment(environments[name]):
                             await side.start()
                         await side.set_breakpoints([])
+                    _time_messages(side, phases[name])
                     start = time.perf_counter()
                     await side.act("next")
                     timings[name].append((time.perf_counter() - start) * 1000)
+                    side.dap.timed = None  # (restarts and setup are not timed)
         finally:
             for side in sides.values():
                 await side.close()
@@ -515,7 +519,43 @@ async def against_debugpy(
         "next_ms": found,
         "ratio_of_medians": {n: found[n]["median"] / debugpy for n in names},
         "launch_to_first_stop_ms": first,
+        "phases_median_ms": {
+            name: {what: statistics.median(values) for what, values in found_phases.items()}
+            for name, found_phases in phases.items()
+        },
     }
+
+
+def _time_messages(side: Any, phases: dict[str, list[float]]) -> None:
+    """Time each request's round trip and each wait for an event during the next ``act``
+    (where a ``next`` spends its time: the adapter's work until the stop, or the requests
+    that show it). The side's connection is wrapped once; ``timed`` is where it records."""
+    dap = side.dap
+    dap.timed = phases
+    if getattr(dap, "wrapped_for_timing", False):
+        return
+    request, event = dap.request, dap.event
+
+    def record(what: str, start: float) -> None:
+        if dap.timed is not None:
+            dap.timed.setdefault(what, []).append((time.perf_counter() - start) * 1000)
+
+    async def timed_request(command: str, **arguments: Any) -> dict[str, Any]:
+        start = time.perf_counter()
+        try:
+            return await request(command, **arguments)
+        finally:
+            record(command, start)
+
+    async def timed_event(*names: str) -> dict[str, Any]:
+        start = time.perf_counter()
+        try:
+            return await event(*names)
+        finally:
+            record("wait for " + "/".join(names), start)
+
+    dap.request, dap.event = timed_request, timed_event
+    dap.wrapped_for_timing = True
 
 
 def format_against(result: dict[str, Any]) -> str:
@@ -529,6 +569,10 @@ def format_against(result: dict[str, Any]) -> str:
         lines.append(
             f"  {name:<28} median {found['median']:7.1f} ms  p95 {found['p95']:7.1f} ms  "
             f"({found['count']} steps)" + (f"  ratio {ratio:.2f}" if ratio else "")
+        )
+        phases = result.get("phases_median_ms", {}).get(name, {})
+        lines.append(
+            "    medians: " + ", ".join(f"{what} {ms:.1f} ms" for what, ms in phases.items())
         )
     return "\n".join(lines)
 

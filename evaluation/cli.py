@@ -84,11 +84,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     ns.add_argument(
         "--quantize",
-        choices=["none", "int8"],
+        choices=["auto", "none", "fp16", "int8"],
         default=None,
-        help="the embedded engine's weights: int8 linear layers on the CPU, or none "
-        "(default: $NDB_QUANTIZE, else none; decoded by the embedded engine, as with "
-        "--constrained)",
+        help="the embedded engine's linear layers: fp16 or int8 weights on the CPU, none "
+        "(float32), auto (fp16 where the CPU kernels exist) (default: $NDB_QUANTIZE, else "
+        "auto; decoded by the embedded engine, as with --constrained)",
     )
     ns.set_defaults(run=run_next_state)
 

@@ -32,7 +32,7 @@ from neural_debugger.model_backend.generate import greedy_state
 from neural_debugger.model_backend.llama import load_pretrained
 from neural_debugger.model_backend.local import LoadedModel, LocalSession, load_model
 from neural_debugger.model_backend.prompt import RESERVE
-from neural_debugger.model_backend.quantize import quantize_setting
+from neural_debugger.model_backend.quantize import WEIGHT_NAMES
 from neural_debugger.model_backend.tokenizer import load_tokenizer
 from neural_debugger.protocol import (
     Action,
@@ -309,8 +309,9 @@ def evaluate(
         decoding += f", breakpoints stepped (up to {stepped} steps into, then one jump)"
     if samples > 1:
         decoding += f", majority of {samples} samples at temperature {temperature:g}"
-    if constrained and quantize_setting(quantize) != "none":
-        decoding += f", {quantize_setting(quantize)} weights"
+    if constrained:  # the weights the engine loaded (cached: no second load)
+        weights = load_model(Path(model_dir).resolve(), device, quantize).weights
+        decoding += f", {WEIGHT_NAMES[weights]} weights"
     by_action: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for item, result in zip(items, scores, strict=True):
         by_action[item.action].append(result)

@@ -14,11 +14,22 @@ Its projections are ``nn.Linear`` modules, so :mod:`.quantize` turns them into i
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .llama import KVCache, LlamaForCausalLM, ModelConfig, rope_tables
+from .llama import (
+    CausalLM,
+    KVCache,
+    LlamaForCausalLM,
+    ModelConfig,
+    Pass,
+    apply_rope,
+    attend,
+    rope_tables,
+)
 
 
 def _linear(weight: torch.Tensor) -> nn.Linear:
@@ -45,49 +56,24 @@ class DecodingLayer(nn.Module):
         self.head_dim = config.head_dim
         self.eps = config.rms_norm_eps
 
-    def forward(
-        self,
-        x: torch.Tensor,
-        cos: torch.Tensor,
-        sin: torch.Tensor,
-        cache: KVCache | None,
-        layer: int,
-        mask: torch.Tensor | None,
-    ) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, step: Pass, layer: int) -> torch.Tensor:
         length = x.shape[1]
         heads, kv_heads, dim = self.heads, self.kv_heads, self.head_dim
         h = F.rms_norm(x, (x.shape[-1],), self.input_norm, self.eps)
         qkv = self.qkv_proj(h).view(1, length, heads + 2 * kv_heads, dim).transpose(1, 2)
-        qk, v = qkv[:, : heads + kv_heads], qkv[:, heads + kv_heads :]
-        half = dim // 2
-        qk = qk * cos + torch.cat((-qk[..., half:], qk[..., :half]), dim=-1) * sin
-        q, k = qk[:, :heads], qk[:, heads:]
-        if cache is not None:
-            start = cache.length
-            end = start + length
-            cache.keys[layer][:, :, start:end] = k
-            cache.values[layer][:, :, start:end] = v
-            k = cache.keys[layer][:, :, :end]
-            v = cache.values[layer][:, :, :end]
-        if heads != kv_heads:
-            k = k.repeat_interleave(heads // kv_heads, dim=1)
-            v = v.repeat_interleave(heads // kv_heads, dim=1)
-        if mask is None:  # one token after the cache, or a whole sequence from the start
-            causal = length > 1 and (cache is None or cache.length == 0)
-            out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-        else:
-            out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        qk, v = qkv.split((heads + kv_heads, kv_heads), 1)
+        q, k = apply_rope(qk, step.cos, step.sin).split((heads, kv_heads), 1)  # both in one go
+        out = attend(q, k, v, step, layer)
         x = x + self.o_proj(out.transpose(1, 2).reshape(1, length, heads * dim))
         h = F.rms_norm(x, (x.shape[-1],), self.post_norm, self.eps)
         gate, up = self.gate_up_proj(h).chunk(2, dim=-1)
         return x + self.down_proj(F.silu(gate) * up)
 
 
-class DecodingLlama(nn.Module):
+class DecodingLlama(CausalLM):
     """A :class:`.llama.LlamaForCausalLM`'s weights, fused for decoding one sequence.
 
-    Same interface as the model it was made from where decoders use it: ``forward(input_ids,
-    cache, last_only, keep)``, :meth:`new_cache`, ``config``.
+    The same forward pass and cache as the model it was made from (:class:`.llama.CausalLM`).
     """
 
     def __init__(self, source: LlamaForCausalLM) -> None:
@@ -109,43 +95,14 @@ class DecodingLlama(nn.Module):
         self._rope = tuple(t.to(weight.dtype) for t in self._rope)
         self.requires_grad_(False)
 
-    def forward(
-        self,
-        input_ids: torch.Tensor,
-        cache: KVCache | None = None,
-        last_only: bool = False,
-        keep: int | None = None,
-    ) -> torch.Tensor:
-        """Logits of the last ``keep`` positions (all when None; one with ``last_only``)."""
-        if last_only:
-            keep = 1
-        length = input_ids.shape[1]
-        start = cache.length if cache is not None else 0
-        limit = cache.capacity if cache is not None else self.config.max_position_embeddings
+    def _begin(self, input_ids: torch.Tensor, cache: KVCache | None) -> Pass:
         if input_ids.shape[0] != 1:
             raise ValueError("the decoding layout runs one sequence at a time")
-        if start + length > limit:
-            raise ValueError(f"the cache holds {limit} positions; {start + length} needed")
-        cos = self._rope[0][start : start + length]
-        sin = self._rope[1][start : start + length]
-        mask = None
-        if start > 0 and length > 1:  # new tokens after a cached prefix: see it and their past
-            mask = torch.ones(length, start + length, dtype=torch.bool, device=input_ids.device)
-            mask = mask.tril(diagonal=start)
-        x = self.embed_tokens(input_ids)
-        for i, layer in enumerate(self.layers):
-            x = layer(x, cos, sin, cache, i, mask)
-        if cache is not None:
-            cache.length += length
-        if keep is not None:
-            x = x[:, -keep:]
-        return self.lm_head(F.rms_norm(x, (x.shape[-1],), self.norm, self.config.rms_norm_eps))
+        limit = self.config.max_position_embeddings
+        return Pass.begin(self._rope, input_ids.shape[1], cache, limit, self._rope[0].dtype)
 
-    def new_cache(self, capacity: int | None = None) -> KVCache:
-        weight = self.embed_tokens.weight
-        return KVCache(
-            self.config,
-            capacity or self.config.max_position_embeddings,
-            weight.device,
-            weight.dtype,
-        )
+    def _parts(self) -> tuple[nn.Embedding, nn.ModuleList, Callable[[torch.Tensor], torch.Tensor]]:
+        return self.embed_tokens, self.layers, self._head
+
+    def _head(self, x: torch.Tensor) -> torch.Tensor:
+        return self.lm_head(F.rms_norm(x, (x.shape[-1],), self.norm, self.config.rms_norm_eps))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -80,16 +81,23 @@ class RMSNorm(nn.Module):
 
 
 def rope_tables(config: ModelConfig, length: int, device: torch.device) -> tuple[torch.Tensor, ...]:
+    """The rotary embedding's cosines and signed sines of positions ``0..length-1``: the sines
+    of the first half of each head negated, as :func:`apply_rope` takes them."""
     dim = config.head_dim
     inv_freq = 1.0 / (config.rope_theta ** (torch.arange(0, dim, 2, device=device).float() / dim))
     freqs = torch.outer(torch.arange(length, device=device).float(), inv_freq)
     emb = torch.cat((freqs, freqs), dim=-1)
-    return emb.cos(), emb.sin()
+    sin = emb.sin()
+    sin[:, : dim // 2].neg_()
+    return emb.cos(), sin
 
 
-def rotate_half(x: torch.Tensor) -> torch.Tensor:
-    half = x.shape[-1] // 2
-    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+def apply_rope(x: torch.Tensor, cos: torch.Tensor, signed_sin: torch.Tensor) -> torch.Tensor:
+    """The rotary embedding of ``x`` (heads on dimension 1, positions on 2), HF's layout: each
+    head's halves rotated as pairs, ``x * cos + rotate_half(x) * sin`` with ``rotate_half(x)``
+    the halves swapped and the new first half negated. The swap is one roll, the negation is in
+    ``signed_sin`` (:func:`rope_tables`): the same products, in fewer operations."""
+    return x * cos + x.roll(x.shape[-1] // 2, -1) * signed_sin
 
 
 class KVCache:
@@ -118,6 +126,76 @@ class KVCache:
         self.length = length
 
 
+@dataclass
+class Pass:
+    """What every layer of one forward pass shares: the rotary tables of its positions, the
+    cache it appends to (None: a whole sequence from its start) and, for several new tokens
+    after a cached prefix, the mask that lets each see the prefix and the new tokens before it.
+
+    Both layouts of the model (:class:`LlamaForCausalLM`, and the decoding one of
+    :mod:`.decoding_llama`) make one with :meth:`start` and attend with :func:`attend`, so their
+    positions, cache and masks are one piece of code.
+    """
+
+    cos: torch.Tensor
+    sin: torch.Tensor
+    cache: KVCache | None
+    start: int
+    mask: torch.Tensor | None
+
+    @classmethod
+    def begin(
+        cls,
+        rope: tuple[torch.Tensor, ...],
+        length: int,
+        cache: KVCache | None,
+        limit: int,
+        dtype: torch.dtype,
+    ) -> Pass:
+        """The pass that appends ``length`` tokens to ``cache`` (``limit``: the most positions
+        the model can take without a cache)."""
+        start = cache.length if cache is not None else 0
+        room = cache.capacity if cache is not None else limit
+        if start + length > room:
+            holder = "cache" if cache is not None else "model"
+            raise ValueError(f"the {holder} holds {room} positions; {start + length} needed")
+        mask = None
+        if start > 0 and length > 1:
+            device = rope[0].device
+            mask = torch.ones(length, start + length, dtype=torch.bool, device=device)
+            mask = mask.tril(diagonal=start)
+        cos = rope[0][start : start + length].to(dtype)
+        sin = rope[1][start : start + length].to(dtype)
+        return cls(cos, sin, cache, start, mask)
+
+    def end(self, length: int) -> None:
+        """After the last layer: the cache holds the pass's tokens."""
+        if self.cache is not None:
+            self.cache.length += length
+
+
+def attend(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, step: Pass, layer: int
+) -> torch.Tensor:
+    """Causal attention of the pass's queries over the cached keys and values and their own
+    (written to the cache first); heads on dimension 1."""
+    cache = step.cache
+    if cache is not None:
+        length = q.shape[2]
+        cache.keys[layer].narrow(2, step.start, length).copy_(k)
+        cache.values[layer].narrow(2, step.start, length).copy_(v)
+        k = cache.keys[layer].narrow(2, 0, step.start + length)
+        v = cache.values[layer].narrow(2, 0, step.start + length)
+    groups = q.shape[1] // k.shape[1]
+    if groups > 1:
+        k = k.repeat_interleave(groups, dim=1)
+        v = v.repeat_interleave(groups, dim=1)
+    if step.mask is None:  # from the start (causal), or one token after the cache (sees all)
+        causal = step.start == 0 and q.shape[2] > 1
+        return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=step.mask)
+
+
 class Attention(nn.Module):
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
@@ -132,54 +210,16 @@ class Attention(nn.Module):
         self.v_proj = nn.Linear(config.hidden_size, kv_heads * head_dim, bias=False)
         self.o_proj = nn.Linear(heads * head_dim, config.hidden_size, bias=False)
 
-    def forward(
-        self,
-        x: torch.Tensor,
-        cos: torch.Tensor,
-        sin: torch.Tensor,
-        cache: KVCache | None,
-        layer: int,
-    ) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, step: Pass, layer: int) -> torch.Tensor:
         batch, length, _ = x.shape
         cfg = self.config
-        q = (
-            self.q_proj(x)
-            .view(batch, length, cfg.num_attention_heads, cfg.head_dim)
-            .transpose(1, 2)
-        )
-        k = (
-            self.k_proj(x)
-            .view(batch, length, cfg.num_key_value_heads, cfg.head_dim)
-            .transpose(1, 2)
-        )
-        v = (
-            self.v_proj(x)
-            .view(batch, length, cfg.num_key_value_heads, cfg.head_dim)
-            .transpose(1, 2)
-        )
-        q = q * cos + rotate_half(q) * sin
-        k = k * cos + rotate_half(k) * sin
-        start = 0
-        if cache is not None:
-            start = cache.length
-            end = start + length
-            cache.keys[layer][:, :, start:end] = k
-            cache.values[layer][:, :, start:end] = v
-            k = cache.keys[layer][:, :, :end]
-            v = cache.values[layer][:, :, :end]
-        groups = cfg.num_attention_heads // cfg.num_key_value_heads
-        if groups > 1:
-            k = k.repeat_interleave(groups, dim=1)
-            v = v.repeat_interleave(groups, dim=1)
-        if start == 0:
-            out = F.scaled_dot_product_attention(q, k, v, is_causal=length > 1)
-        elif length == 1:
-            out = F.scaled_dot_product_attention(q, k, v)
-        else:  # new tokens after a cached prefix: each sees the prefix and the new tokens before it
-            mask = torch.ones(length, start + length, dtype=torch.bool, device=x.device)
-            mask = mask.tril(diagonal=start)
-            out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
-        out = out.transpose(1, 2).reshape(batch, length, -1)
+        shape = (batch, length, -1, cfg.head_dim)
+        q = self.q_proj(x).view(shape).transpose(1, 2)
+        k = self.k_proj(x).view(shape).transpose(1, 2)
+        v = self.v_proj(x).view(shape).transpose(1, 2)
+        q = apply_rope(q, step.cos, step.sin)
+        k = apply_rope(k, step.cos, step.sin)
+        out = attend(q, k, v, step, layer).transpose(1, 2).reshape(batch, length, -1)
         return self.o_proj(out)
 
 
@@ -202,15 +242,8 @@ class DecoderLayer(nn.Module):
         self.post_attention_layernorm = RMSNorm(config.hidden_size, config.rms_norm_eps)
         self.mlp = MLP(config)
 
-    def forward(
-        self,
-        x: torch.Tensor,
-        cos: torch.Tensor,
-        sin: torch.Tensor,
-        cache: KVCache | None,
-        layer: int,
-    ) -> torch.Tensor:
-        x = x + self.self_attn(self.input_layernorm(x), cos, sin, cache, layer)
+    def forward(self, x: torch.Tensor, step: Pass, layer: int) -> torch.Tensor:
+        x = x + self.self_attn(self.input_layernorm(x), step, layer)
         return x + self.mlp(self.post_attention_layernorm(x))
 
 
@@ -222,7 +255,54 @@ class Decoder(nn.Module):
         self.norm = RMSNorm(config.hidden_size, config.rms_norm_eps)
 
 
-class LlamaForCausalLM(nn.Module):
+class CausalLM(nn.Module):
+    """The forward pass and cache of a Llama, whatever the layout of its weights.
+
+    A layout says how a pass over some tokens begins (:meth:`_begin`: the rotary tables of its
+    positions, what it may take) and gives its parts (:meth:`_parts`: the embedding table, the
+    layers, each ``layer(x, step, index)``, and the final norm with the output projection);
+    the pass itself, the cache and what is kept of the logits are this one piece of code.
+    """
+
+    config: ModelConfig
+
+    def _begin(self, input_ids: torch.Tensor, cache: KVCache | None) -> Pass:
+        raise NotImplementedError
+
+    def _parts(self) -> tuple[nn.Embedding, nn.ModuleList, Callable[[torch.Tensor], torch.Tensor]]:
+        raise NotImplementedError
+
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        cache: KVCache | None = None,
+        last_only: bool = False,
+        keep: int | None = None,
+    ) -> torch.Tensor:
+        """Logits for every position of ``input_ids`` (appended to ``cache`` when given).
+
+        ``last_only``: the last position's logits alone (decoding needs no more; a long prompt
+        then skips most of the output projection). ``keep``: the last ``keep`` positions' logits
+        (a decoder checking drafted tokens needs one row per drafted token and one after them).
+        """
+        embed, layers, head = self._parts()
+        step = self._begin(input_ids, cache)
+        x = embed(input_ids)
+        for i, layer in enumerate(layers):
+            x = layer(x, step, i)
+        step.end(input_ids.shape[1])
+        if last_only or keep is not None:
+            x = x[:, -(1 if last_only else keep) :]
+        return head(x)
+
+    def new_cache(self, capacity: int | None = None) -> KVCache:
+        param = self._parts()[0].weight
+        return KVCache(
+            self.config, capacity or self.config.max_position_embeddings, param.device, param.dtype
+        )
+
+
+class LlamaForCausalLM(CausalLM):
     """``model.*`` and ``lm_head`` exactly as HF names them."""
 
     def __init__(self, config: ModelConfig) -> None:
@@ -253,43 +333,17 @@ class LlamaForCausalLM(nn.Module):
             self._rope = (cos, sin)
         return self._rope
 
-    def forward(
-        self,
-        input_ids: torch.Tensor,
-        cache: KVCache | None = None,
-        last_only: bool = False,
-        keep: int | None = None,
-    ) -> torch.Tensor:
-        """Logits for every position of ``input_ids`` (appended to ``cache`` when given).
-
-        ``last_only``: the last position's logits alone (decoding needs no more; a long prompt
-        then skips most of the output projection). ``keep``: the last ``keep`` positions' logits
-        (a decoder checking drafted tokens needs one row per drafted token and one after them).
-        """
-        if last_only:
-            keep = 1
+    def _begin(self, input_ids: torch.Tensor, cache: KVCache | None) -> Pass:
         length = input_ids.shape[1]
-        start = cache.length if cache is not None else 0
-        if start + length > (cache.capacity if cache is not None else 1 << 30):
-            raise ValueError(f"the cache holds {cache.capacity} positions; {start + length} needed")
-        cos, sin = self._rope_for(start + length, input_ids.device)
+        rope = self._rope_for(length + (cache.length if cache else 0), input_ids.device)
         dtype = self.model.embed_tokens.weight.dtype  # (not lm_head's: it may be quantised)
-        cos = cos[start : start + length].to(dtype)
-        sin = sin[start : start + length].to(dtype)
-        x = self.model.embed_tokens(input_ids)
-        for i, layer in enumerate(self.model.layers):
-            x = layer(x, cos, sin, cache, i)
-        if cache is not None:
-            cache.length += length
-        if keep is not None:
-            x = x[:, -keep:]
-        return self.lm_head(self.model.norm(x))
+        return Pass.begin(rope, length, cache, 1 << 30, dtype)
 
-    def new_cache(self, capacity: int | None = None) -> KVCache:
-        param = self.model.embed_tokens.weight
-        return KVCache(
-            self.config, capacity or self.config.max_position_embeddings, param.device, param.dtype
-        )
+    def _parts(self) -> tuple[nn.Embedding, nn.ModuleList, Callable[[torch.Tensor], torch.Tensor]]:
+        return self.model.embed_tokens, self.model.layers, self._head
+
+    def _head(self, x: torch.Tensor) -> torch.Tensor:
+        return self.lm_head(self.model.norm(x))
 
 
 TOKENIZER_FINGERPRINT = "ndb_tokenizer_sha256"

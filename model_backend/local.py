@@ -50,7 +50,7 @@ from .forward_check import ForwardScorer, forward_view
 from .grammar import FORWARD_KINDS, INVERSE_KINDS, SourceLines, StateWriter
 from .llama import TOKENIZER_FINGERPRINT, load_pretrained
 from .prompt import PromptBuilder, answer_budget
-from .quantize import quantize_int8, quantize_setting
+from .quantize import quantize_setting, quantize_weights, resolve_setting
 from .tokenizer import load_tokenizer, tokenizer_fingerprint
 from .vocab import Vocab
 
@@ -88,6 +88,7 @@ class LoadedModel:
     model: DecodingLlama
     vocab: Vocab
     window: int
+    weights: str = "none"  # how the linear layers are stored: none (float32), fp16, int8
 
     @property
     def device(self) -> torch.device:
@@ -97,8 +98,9 @@ class LoadedModel:
 def load_model(folder: Path, device: str | None = None, quantize: str | None = None) -> LoadedModel:
     """Load and check a model folder; every problem becomes one :class:`ModelFolderError`.
 
-    ``quantize``: ``"int8"`` for int8 linear layers on the CPU (:mod:`.quantize`), ``"none"``;
-    left out, ``$NDB_QUANTIZE`` decides (default none).
+    ``quantize``: how the linear layers' weights are stored (:mod:`.quantize`): ``"fp16"`` or
+    ``"int8"`` on the CPU, ``"none"`` for float32, ``"auto"`` for fp16 where the CPU kernels
+    exist; left out, ``$NDB_QUANTIZE`` decides (default auto).
     """
     try:
         chosen = quantize_setting(quantize)
@@ -111,13 +113,12 @@ def load_model(folder: Path, device: str | None = None, quantize: str | None = N
 def _load_model(folder: Path, device: str | None, quantize: str) -> LoadedModel:
     if not folder.is_dir():
         raise ModelFolderError(f"model folder {folder} does not exist")
-    if quantize == "int8":
+    if quantize in ("fp16", "int8"):
         device = device or "cpu"
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     try:
-        model = DecodingLlama(load_pretrained(folder, device=device)).eval()
-        if quantize == "int8":
-            model = quantize_int8(model)
+        weights = resolve_setting(quantize, torch.device(device).type)
+        model = quantize_weights(DecodingLlama(load_pretrained(folder, device=device)), weights)
         tokenizer = load_tokenizer(folder)
         vocab = Vocab(tokenizer)
     except (OSError, ValueError) as err:
@@ -134,7 +135,7 @@ def _load_model(folder: Path, device: str | None, quantize: str) -> LoadedModel:
             f"the tokenizer in {folder} has {vocab.size} tokens but the model only "
             f"{config.vocab_size}: they do not belong together"
         )
-    return LoadedModel(folder, model, vocab, config.max_position_embeddings)
+    return LoadedModel(folder, model.eval(), vocab, config.max_position_embeddings, weights)
 
 
 class LocalEngine:

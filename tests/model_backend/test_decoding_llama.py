@@ -5,7 +5,13 @@ from __future__ import annotations
 import torch
 
 from neural_debugger.model_backend.decoding_llama import DecodingLlama
-from neural_debugger.model_backend.llama import LlamaForCausalLM, ModelConfig, load_pretrained
+from neural_debugger.model_backend.llama import (
+    LlamaForCausalLM,
+    ModelConfig,
+    apply_rope,
+    load_pretrained,
+    rope_tables,
+)
 from neural_debugger.paths import default_model_dir
 
 
@@ -53,3 +59,19 @@ def test_grouped_heads_and_untied_output() -> None:
     cache, reference = fast.new_cache(), model.new_cache()
     for chunk in (ids[:, :7], ids[:, 7:8], ids[:, 8:]):
         assert torch.allclose(fast(chunk, cache), model(chunk, reference), atol=1e-5)
+
+
+def test_rotary_embedding_is_hugging_faces() -> None:
+    """``apply_rope`` with the signed tables gives HF's ``x * cos + rotate_half(x) * sin``
+    exactly (the checkpoints load into transformers and vLLM, which compute it that way)."""
+    config = ModelConfig(vocab_size=50, hidden_size=32, num_attention_heads=2)
+    cos, signed_sin = rope_tables(config, 9, torch.device("cpu"))
+    half = config.head_dim // 2
+    inv_freq = 1.0 / (
+        config.rope_theta ** (torch.arange(0, config.head_dim, 2).float() / config.head_dim)
+    )
+    angles = torch.outer(torch.arange(9).float(), inv_freq).repeat(1, 2)
+    x = torch.randn(1, 2, 9, config.head_dim)
+    rotated = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+    assert torch.equal(cos, angles.cos())
+    assert torch.equal(apply_rope(x, cos, signed_sin), x * angles.cos() + rotated * angles.sin())

@@ -50,8 +50,12 @@ async def _walk(session: DebugSession, steps: int) -> None:
         await session.step(STEP_INTO if i % 3 else STEP_OVER)
 
 
-async def test_cached_steps_equal_steps_encoded_from_scratch() -> None:
-    engine = LocalEngine()
+WEIGHTS = ("auto", "none", "int8")  # the default (float16 on x86), float32, int8
+
+
+@pytest.mark.parametrize("weights", WEIGHTS)
+async def test_cached_steps_equal_steps_encoded_from_scratch(weights: str) -> None:
+    engine = LocalEngine(quantize=weights)
     session = await DebugSession.open(PROGRAM, engine)
     await _walk(session, 8)
     assert len(session.stops) > 4
@@ -82,10 +86,12 @@ async def test_constraints_force_tokens_and_report_confidence() -> None:
     assert set(confidence.values) == set(stop.state.locals or {})
 
 
-async def test_drafted_tokens_change_the_forward_passes_never_the_states() -> None:
+@pytest.mark.parametrize("weights", WEIGHTS)
+async def test_drafted_tokens_change_the_forward_passes_never_the_states(weights: str) -> None:
     """The same states decoded with drafts (each forward pass also checks drafted tokens) and
-    without (one forward pass per chosen token), greedy and sampled, on the shipped model."""
-    engine = LocalEngine()
+    without (one forward pass per chosen token), greedy and sampled, on the shipped model, with
+    each way of storing its weights."""
+    engine = LocalEngine(quantize=weights)
     session = await DebugSession.open(PROGRAM, engine)
     await _walk(session, 10)
     assert len(session.stops) > 5
@@ -105,7 +111,10 @@ async def test_drafted_tokens_change_the_forward_passes_never_the_states() -> No
         plain, drafted = made[0], made[DRAFT_TOKENS]
         assert drafted.state == plain.state == session.stops[i].state
         assert (drafted.generated, drafted.forced) == (plain.generated, plain.forced)
-        assert drafted.confidence.overall == pytest.approx(plain.confidence.overall, rel=1e-3)
+        # float weights: the same logits up to rounding; int8: a rounding difference before a
+        # layer can move an input across an 8-bit step, which moves a probability a little
+        rel = 0.1 if engine.loaded.weights == "int8" else 1e-3
+        assert drafted.confidence.overall == pytest.approx(plain.confidence.overall, rel=rel)
     assert calls[DRAFT_TOKENS] < 0.8 * calls[0]
     history = History(PROGRAM.context, (first_state(PROGRAM),), ())
     sampled = DecodeOptions(temperature=1.0, seed=11)
