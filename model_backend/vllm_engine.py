@@ -3,35 +3,38 @@
 For GPUs and scale-out: many debug sessions share one or more servers, which batch their requests
 continuously. Prompts travel as token ids built by the same :class:`.prompt.PromptBuilder` as the
 embedded engine, so consecutive prompts of a session share their prefix token for token and the
-server's prefix cache turns each into a few new tokens of work.
+server's prefix cache turns each into a few new tokens of work (the answer's
+``usage.prompt_tokens_details.cached_tokens`` says how many were reused; sessions keep it).
 
-Decoding walks the same grammar (:mod:`.grammar`) as the embedded engine, one request per token
-the model chooses (``max_tokens: 1``); tokens the grammar forces cost no request:
+One predicted state is one ``/v1/completions`` request. The grammar runs inside the server
+(:mod:`.vllm_grammar`, a logits processor ``ndb serve-model`` loads): the request carries what
+the grammar needs (:mod:`.grammar_request`: the code, forward or inverse kinds, what the code and
+the action fix about the state) and the processor applies the embedded engine's rule
+(:mod:`.choosing`) at every token, forced tokens included, ending the request with the state.
+The client then replays the returned token ids through the same :class:`.grammar.StateWriter`,
+which checks them, tells forced tokens from chosen ones and says which part each belongs to.
 
-* where the grammar can list every allowed token (the event, the source line) the request carries
-  ``allowed_token_ids``, and vLLM's greedy choice is the best allowed token;
-* inside JSON the request is unrestricted: the greedy token is taken if the grammar accepts it,
-  else the best accepted among the top 20 log-probabilities, else a second request restricted to
-  every token the grammar accepts.
-
-That is exactly the embedded engine's rule, so under greedy decoding both write the same states
-(``make test-vllm`` checks it). Confidences use the model's unrestricted log-probabilities, as the
-embedded engine does. Sampling draws from the top 20 allowed tokens on the client, seeded.
+Confidences come from the log-probabilities vLLM returns for the chosen tokens. vLLM's default
+``logprobs_mode`` is ``raw_logprobs``: computed from the model's logits before any logits
+processor, so they are the unrestricted model log-probabilities, exactly what the embedded engine
+reports (a server started with another ``--logprobs-mode`` would report other numbers). Under
+greedy decoding both engines write the same states on the same weights (``make test-vllm``
+checks it). Sampling (``samples`` draws) is one request with ``n`` choices, seeded per choice.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-import math
-import random
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 from neural_debugger.paths import default_model_dir
-from neural_debugger.protocol import Action, StateKind
+from neural_debugger.protocol import Action
+from neural_debugger.protocol.tokens import END_OF_TEXT
 from neural_debugger.tracer.program import Program
 
 from .backend import (
@@ -44,12 +47,11 @@ from .backend import (
     majority,
     written_prediction,
 )
-from .flow import Expected
+from .choosing import wanted
 from .grammar import FORWARD_KINDS, INVERSE_KINDS, SourceLines, StateWriter
+from .grammar_request import XARG, GrammarRequest
 from .prompt import PromptBuilder, answer_budget
 from .vocab import Vocab
-
-TOP_LOGPROBS = 20  # vLLM's default --max-logprobs
 
 
 class VllmEngine:
@@ -127,148 +129,153 @@ class VllmEngine:
             raise BackendUnavailable(f"the vLLM server at {url} answered {str(data)[:100]!r}")
         return data
 
-    async def next_token(
-        self, server: int, prompt: list[int], allowed: list[int] | None
-    ) -> tuple[int, float, list[tuple[int, float]]]:
-        """One greedy token (the best allowed one), its log-probability, and the top 20."""
+    async def counters(self, url: str) -> dict[str, float]:
+        """The server's own counters from its ``/metrics`` (Prometheus text), summed over their
+        labels, ``vllm:`` dropped: ``request_success_total`` (requests finished),
+        ``prefix_cache_hits_total`` and ``prefix_cache_queries_total`` (prompt tokens found in
+        and looked up in the prefix cache), and the rest."""
+        try:
+            response = await self.client.get(url.rstrip("/") + "/metrics")
+        except httpx.HTTPError as err:
+            raise BackendUnavailable(f"cannot reach the vLLM server at {url}: {err}") from None
+        totals: dict[str, float] = {}
+        for line in response.text.splitlines():
+            if not line.startswith("vllm:"):
+                continue
+            name, _, value = line.rpartition(" ")
+            key = name.split("{", 1)[0].removeprefix("vllm:")
+            try:
+                totals[key] = totals.get(key, 0.0) + float(value)
+            except ValueError:
+                continue
+        return totals
+
+    async def complete(self, server: int, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """One completion, from server ``server`` or, should it fail, the next ones in turn;
+        the index of the server that answered and its answer."""
         errors = []
         for attempt in range(len(self.urls)):
-            url = self.urls[(server + attempt) % len(self.urls)]
+            index = (server + attempt) % len(self.urls)
+            url = self.urls[index]
             try:
-                return await self._next_token(url, prompt, allowed)
+                request = {"model": await self._model_name(url), **body}
+                return index, await self._call("POST", url, "/v1/completions", request)
             except BackendUnavailable as err:
                 errors.append(str(err))
         raise BackendUnavailable("; ".join(errors))
 
-    async def _next_token(
-        self, url: str, prompt: list[int], allowed: list[int] | None
-    ) -> tuple[int, float, list[tuple[int, float]]]:
-        body = {
-            "model": await self._model_name(url),
-            "prompt": prompt,
-            "max_tokens": 1,
-            "temperature": 0,
-            "logprobs": TOP_LOGPROBS,
-            "return_token_ids": True,
-            "return_tokens_as_token_ids": True,
-            "skip_special_tokens": False,
-        }
-        if allowed is not None:
-            body["allowed_token_ids"] = allowed
-        data = await self._call("POST", url, "/v1/completions", body)
-        try:
-            choice = data["choices"][0]
-            token = int(choice["token_ids"][0])
-            logprobs = choice["logprobs"]
-            logprob = float(logprobs["token_logprobs"][0])
-            top = [
-                (int(key.split(":", 1)[1]), float(value))
-                for key, value in logprobs["top_logprobs"][0].items()
-            ]
-        except (KeyError, IndexError, TypeError, ValueError):
-            raise BackendUnavailable(
-                f"the vLLM server at {url} answered a completion without token ids and "
-                f"log-probabilities: {json.dumps(data)[:200]}"
-            ) from None
-        if not 0 <= token < self.vocab.size:
-            raise BackendUnavailable(f"the vLLM server at {url} wrote an unknown token {token}")
-        top.sort(key=lambda item: -item[1])
-        return token, logprob, top
-
 
 class VllmSession:
-    """One debug session on a vLLM server."""
+    """One debug session on a vLLM server (it stays on the server that last answered, whose
+    prefix cache holds its prompt)."""
 
     def __init__(self, engine: VllmEngine, code: str, server: int) -> None:
         self.engine = engine
         self.vocab = engine.vocab
+        self.end = engine.vocab.special_id[END_OF_TEXT]
         self.code = code
         self.server = server
         self.source = SourceLines(code.split("\n"), engine.vocab)
         self.prompts = PromptBuilder(engine.vocab, code, engine.window)
-        self.requests = 0
+        self.requests = 0  # completion requests sent (one per predicted state)
+        self.cached_tokens: list[int] = []  # prompt tokens the server's cache held, per request
 
     async def predict(self, history: History, action: Action, options: DecodeOptions) -> Prediction:
         prompt = self.prompts.ids(history, action, options.max_new_tokens)
-        kinds = INVERSE_KINDS if action.kind.is_inverse else FORWARD_KINDS
-        rng = random.Random(options.seed)
+        inverse = action.kind.is_inverse
         expected = self.source.expect(history, action)
+        budget = answer_budget(self.engine.window, prompt, options.max_new_tokens)
+        # room for the end-of-text token that ends the request, as far as the window allows
+        room = min(budget + 1, self.engine.window - len(prompt))
+        if room < 1:
+            raise budget_exceeded(budget, "")
+        grammar = GrammarRequest(self.code, inverse, expected, wanted(options))
+        body: dict[str, Any] = {
+            "prompt": prompt,
+            "max_tokens": room,
+            "n": options.samples,
+            "temperature": 0.0 if options.greedy else options.sampling_temperature,
+            "top_p": options.top_p,
+            "logprobs": 0,
+            "return_token_ids": True,
+            "skip_special_tokens": False,
+            "stop_token_ids": [self.end],
+            "vllm_xargs": {XARG: grammar.to_json()},
+        }
+        if options.seed is not None:
+            body["seed"] = options.seed
+        self.server, data = await self.engine.complete(self.server, body)
+        self.requests += 1
+        url = self.engine.urls[self.server]
+        details = (data.get("usage") or {}).get("prompt_tokens_details") or {}
+        self.cached_tokens.append(int(details.get("cached_tokens") or 0))
+        choices = data.get("choices")
+        if not isinstance(choices, list) or len(choices) != options.samples:
+            raise BackendUnavailable(
+                f"the vLLM server at {url} answered {json.dumps(data)[:200]} instead of "
+                f"{options.samples} completion(s)"
+            )
+        kinds = INVERSE_KINDS if inverse else FORWARD_KINDS
         draws = [
-            await self._decode(prompt, kinds, expected, options, rng)
-            for _ in range(options.samples)
+            self._replay(url, choice, StateWriter(self.vocab, self.source, kinds, expected), budget)
+            for choice in sorted(choices, key=lambda c: int(c.get("index", 0)))
         ]
-        return draws[0] if options.samples == 1 else majority(draws)
+        if options.samples == 1:
+            return draws[0]
+        return replace(majority(draws), model_calls=1)
 
     async def aclose(self) -> None:
         return None
 
-    async def _decode(
-        self,
-        prompt: list[int],
-        kinds: tuple[StateKind, ...],
-        expected: Expected,
-        options: DecodeOptions,
-        rng: random.Random,
+    def _replay(
+        self, url: str, choice: dict[str, Any], writer: StateWriter, budget: int
     ) -> Prediction:
-        budget = answer_budget(self.engine.window, prompt, options.max_new_tokens)
-        writer = StateWriter(self.vocab, self.source, kinds, expected)
+        """The state one returned completion wrote, checked token by token against the grammar:
+        its text, and the log-probabilities of the tokens the model chose, by part."""
+        try:
+            tokens = [int(t) for t in choice["token_ids"]]
+            token_logprobs = [float(lp) for lp in choice["logprobs"]["token_logprobs"]]
+        except (KeyError, TypeError, ValueError):
+            raise BackendUnavailable(
+                f"the vLLM server at {url} answered a completion without token ids and "
+                f"log-probabilities: {json.dumps(choice)[:200]}"
+            ) from None
+        if len(token_logprobs) != len(tokens):
+            raise BackendUnavailable(f"the vLLM server at {url} answered mismatched log-probs")
         out: list[int] = []
         logprobs: dict[object, float] = {}
-        generated = forced_count = calls = 0
-        while not writer.done:
+        generated = forced_count = 0
+        for token, logprob in zip(tokens, token_logprobs, strict=True):
+            if writer.done:
+                if token == self.end:
+                    break
+                raise self._off_grammar(url, out)
+            if not 0 <= token < self.vocab.size:
+                raise BackendUnavailable(f"the vLLM server at {url} wrote an unknown token {token}")
             forced = writer.forced()
             if forced is not None:
-                del out[len(out) - forced.drop :]
-                writer.take_forced(forced)
-                out += forced.ids
-                forced_count += len(forced.ids)
+                if token != forced.ids[0]:
+                    raise self._off_grammar(url, out)
+                writer.advance(token)
+                forced_count += 1
             else:
-                token, logprob, spent = await self._choose(prompt + out, writer, options, rng)
-                calls += spent
+                if not writer.accepts(token):
+                    raise self._off_grammar(url, out)
                 for part in writer.advance(token):
                     logprobs[part] = logprobs.get(part, 0.0) + logprob
-                out.append(token)
                 generated += 1
-            if len(out) > budget:
+            out.append(token)
+        if len(out) > budget:  # the embedded engine stops at the token that crosses it too
+            raise budget_exceeded(budget, self.vocab.text(out[: budget + 1]))
+        if not writer.done:
+            if choice.get("finish_reason") == "length":
                 raise budget_exceeded(budget, self.vocab.text(out))
-        self.requests += calls
-        return written_prediction(self.vocab.text(out), logprobs, generated, forced_count, calls)
+            raise self._off_grammar(url, out)
+        return written_prediction(self.vocab.text(out), logprobs, generated, forced_count, 1)
 
-    async def _choose(
-        self, ids: list[int], writer: StateWriter, options: DecodeOptions, rng: random.Random
-    ) -> tuple[int, float, int]:
-        """The token to take, its log-probability, and the requests it cost."""
-        allowed = writer.allowed_ids()
-        listed = sorted(allowed) if allowed is not None else None
-        token, logprob, top = await self.engine.next_token(self.server, ids, listed)
-        calls = 1
-        if options.greedy:
-            if allowed is not None or writer.accepts(token):
-                return token, logprob, calls
-            fitting = [(t, lp) for t, lp in top if writer.accepts(t)]
-            if fitting:
-                return fitting[0][0], fitting[0][1], calls
-        else:
-            fitting = [(t, lp) for t, lp in top if writer.accepts(t)][: options.top_k]
-            if fitting:
-                return (*_sample(fitting, options, rng), calls)
-        # nothing acceptable among the top tokens: ask again, restricted to what fits
-        everything = [t for t in range(self.vocab.size) if writer.accepts(t)]
-        token, logprob, top = await self.engine.next_token(self.server, ids, everything)
-        return token, logprob, calls + 1
-
-
-def _sample(
-    fitting: list[tuple[int, float]], options: DecodeOptions, rng: random.Random
-) -> tuple[int, float]:
-    temperature = options.sampling_temperature
-    weights = [math.exp(lp / temperature) for _, lp in fitting]
-    total = sum(weights)
-    kept, mass = [], 0.0
-    for (token, lp), weight in zip(fitting, weights, strict=True):
-        if mass >= options.top_p * total:
-            break
-        kept.append((token, lp, weight))
-        mass += weight
-    token, lp, _ = rng.choices(kept, weights=[w for _, _, w in kept])[0]
-    return token, lp
+    def _off_grammar(self, url: str, out: list[int]) -> BackendUnavailable:
+        return BackendUnavailable(
+            f"the vLLM server at {url} wrote tokens outside the debugger grammar after "
+            f"{self.vocab.text(out)!r}: start it with `ndb serve-model`, which loads the grammar "
+            "processor (the project installed in vLLM's environment)"
+        )

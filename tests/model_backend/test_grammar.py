@@ -192,7 +192,6 @@ def _follow(writer: StateWriter, target: str, out: list[int] | None = None) -> s
             break
         forced = writer.forced()
         if forced is not None:
-            del out[len(out) - forced.drop :]
             writer.take_forced(forced)
             out += forced.ids
             continue
@@ -259,7 +258,6 @@ def test_a_random_walk_through_the_grammar_always_parses() -> None:
                 break
             forced = writer.forced()
             if forced is not None:
-                del out[len(out) - forced.drop :]
                 writer.take_forced(forced)
                 out += forced.ids
                 continue
@@ -278,3 +276,37 @@ def test_a_random_walk_through_the_grammar_always_parses() -> None:
             assert state.kind.is_inverse == bool(walk % 2) or state.kind.is_exit
             assert state.src is None or state.src in LINES
     assert finished >= 60
+
+
+def test_a_source_line_is_written_in_its_canonical_tokens_without_taking_any_back() -> None:
+    """Only tokens of a line's canonical tokenisation are allowed; what every candidate line
+    still shares is forced; nothing written is ever replaced (a server cannot take it back)."""
+    source = SourceLines(CODE.split("\n"), VOCAB)
+    line = b"        total += x"
+    assert line in source.lines
+    canonical = source.canonical(line)
+    writer = StateWriter(VOCAB, source, INVERSE_KINDS)
+    writer.advance(VOCAB.special_id[StateKind.INV_LINE.token])
+    while writer.part != "src":
+        writer.take_forced(writer.forced())  # type: ignore[arg-type]
+    firsts = {source.canonical(ln)[0] for ln in source.lines}
+    assert writer.forced() is None and writer.allowed_ids() == firsts
+    # one space spells the start of every indented line, but no line starts with it
+    assert not writer.accepts(VOCAB.id_of_bytes[b" "]) and VOCAB.id_of_bytes[b" "] not in firsts
+    out: list[int] = []
+    choices = 0
+    while writer.part == "src":
+        forced = writer.forced()
+        if forced is not None:
+            assert forced.ids == canonical[len(out) : len(out) + len(forced.ids)]
+            writer.take_forced(forced)
+            out += forced.ids
+            continue
+        allowed = writer.allowed_ids()
+        assert allowed is not None and len(allowed) > 1 and canonical[len(out)] in allowed
+        writer.advance(canonical[len(out)])
+        out.append(canonical[len(out)])
+        choices += 1
+    assert out == canonical and VOCAB.text(out) == "        total += x\n"
+    assert 1 <= choices < len(canonical)  # the tokens only this line has came forced
+    assert writer._written == line  # the line, for what follows (its locals' names)

@@ -16,11 +16,21 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+import torch
 
 from neural_debugger.model_backend.backend import BackendUnavailable, ModelFolderError
+from neural_debugger.model_backend.choosing import shortlist
+from neural_debugger.model_backend.grammar import (
+    FORWARD_KINDS,
+    INVERSE_KINDS,
+    SourceLines,
+    StateWriter,
+)
+from neural_debugger.model_backend.grammar_request import GrammarRequest
 from neural_debugger.model_backend.session import DebugSession
 from neural_debugger.model_backend.vllm_engine import VllmEngine
 from neural_debugger.protocol import Action, ActionKind
+from neural_debugger.protocol.tokens import END_OF_TEXT
 from neural_debugger.tracer.program import load_program
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,6 +102,8 @@ async def test_garbage_and_errors_from_the_server_are_named() -> None:
         (lambda body: (200, b'{"choices": [{"text": "x"}]}'), "without token ids"),
         (lambda body: (500, b'{"error": "boom"}'), "answered 500"),
         (lambda body: (200, json.dumps(_completion(99999)).encode()), "unknown token"),
+        # a server without the grammar processor: its model writes what it likes
+        (lambda body: (200, json.dumps(_completion(ord("}"))).encode()), "outside the debugger"),
     ]
     for completion, message in cases:
         server = serving(vllm_like(completion, engine))
@@ -99,18 +111,42 @@ async def test_garbage_and_errors_from_the_server_are_named() -> None:
             await _step(url)
 
 
-def _completion(token: int) -> dict:
+def _completion(*tokens: int) -> dict:
     return {
         "choices": [
             {
-                "token_ids": [token],
-                "logprobs": {
-                    "token_logprobs": [-0.1],
-                    "top_logprobs": [{f"token_id:{token}": -0.1}],
-                },
+                "index": 0,
+                "token_ids": list(tokens),
+                "logprobs": {"token_logprobs": [-0.1] * len(tokens)},
+                "finish_reason": "stop",
             }
         ]
     }
+
+
+def grammar_model(engine: VllmEngine) -> Callable[[dict], tuple[int, bytes]]:
+    """A stand-in server with the grammar processor: it decodes the requested state under the
+    real grammar and rule, with made-up logits that rank lower ids first and like ``}`` best."""
+    vocab = engine.vocab
+    logits = -torch.arange(vocab.size, dtype=torch.float32)
+    logits[vocab.id_of_bytes[b"}"]] = 1.0
+
+    def completion(body: dict) -> tuple[int, bytes]:
+        request = GrammarRequest.from_extra_args(body["vllm_xargs"])
+        assert request is not None
+        kinds = INVERSE_KINDS if request.inverse else FORWARD_KINDS
+        source = SourceLines(request.code.split("\n"), vocab)
+        writer = StateWriter(vocab, source, kinds, request.expected)
+        out = []
+        while not writer.done:
+            candidates = shortlist(logits, writer, request.wanted)  # then greedy, as vLLM
+            token = int(candidates[int(logits[candidates].argmax())])
+            writer.advance(token)
+            out.append(token)
+        out.append(vocab.special_id[END_OF_TEXT])
+        return 200, json.dumps(_completion(*out)).encode()
+
+    return completion
 
 
 async def test_a_slow_server_times_out_and_a_second_server_takes_over() -> None:
@@ -120,16 +156,12 @@ async def test_a_slow_server_times_out_and_a_second_server_takes_over() -> None:
         time.sleep(3)
         return 200, b"{}"
 
-    def first_allowed(body: dict) -> tuple[int, bytes]:  # a stand-in model: always the first
-        allowed = body.get("allowed_token_ids") or [engine.vocab.id_of_bytes[b"}"]]
-        return 200, json.dumps(_completion(allowed[0])).encode()
-
     with serving(vllm_like(slow, engine)) as url:
         started = time.monotonic()
         with pytest.raises(BackendUnavailable, match="did not answer in time"):
             await _step(url, timeout=0.5)
         assert time.monotonic() - started < 3
-        with serving(vllm_like(first_allowed, engine)) as good:
+        with serving(vllm_like(grammar_model(engine), engine)) as good:
             session = await DebugSession.open(PROGRAM, VllmEngine([url, good], timeout=0.5))
             stop = await session.step(STEP_INTO)  # the slow one fails, the next one answers
             assert stop.state.kind.token == "<|call_sep|>" and stop.locals == {}
