@@ -309,9 +309,9 @@ def evaluate(
         decoding += f", breakpoints stepped (up to {stepped} steps into, then one jump)"
     if samples > 1:
         decoding += f", majority of {samples} samples at temperature {temperature:g}"
+    weights = None
     if constrained:  # the weights the engine loaded (cached: no second load)
-        weights = load_model(Path(model_dir).resolve(), device, quantize).weights
-        decoding += f", {WEIGHT_NAMES[weights]} weights"
+        weights = WEIGHT_NAMES[load_model(Path(model_dir).resolve(), device, quantize).weights]
     by_action: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for item, result in zip(items, scores, strict=True):
         by_action[item.action].append(result)
@@ -320,6 +320,7 @@ def evaluate(
         "data": str(data_dir),
         "per_action": per_action,
         "decoding": decoding,
+        "weights": weights,
         "origins": list(origins) if origins else "all",
         "unseen_in": str(unseen) if unseen else None,
         "prompts": "beyond the window (oldest states dropped)" if long_sessions else "whole",

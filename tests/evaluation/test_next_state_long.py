@@ -66,6 +66,7 @@ def test_the_command_decodes_long_sessions_with_the_engine(
     results = json.loads(out.read_text())
     assert results["prompts"].startswith("beyond the window")
     assert results["decoding"] == "constrained (embedded engine)"
+    assert results["weights"] in ("float16", "float32")  # what `auto` loaded here
     assert results["command"].endswith(f"--long --out {out}")
     step_into = results["results"]["step_into"]
     assert step_into["exact"]["n"] == 3 and step_into["parsed"]["rate"] > 0
