@@ -42,6 +42,9 @@ class CallSites:
         # line of another kind of frame, or of several)
         self._function_of: dict[int, int] = {}
         self._calls: dict[int, frozenset[int]] = {}  # a plain function's def line -> call lines
+        # a line -> the first lines of the frames a step into from it can enter (None: not
+        # known, the code has frames that can be entered from lines it does not name)
+        self._entered: dict[int, set[int]] | None = None
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -67,6 +70,22 @@ class CallSites:
             function = plain[name]
             self._calls[function.lineno] = frozenset(lines)
         self._own_lines(tree, {plain[name].lineno for name in calls})
+        if _frames_opened_only_where_written(tree, set(calls)):
+            self._entered = _entered_by_line(tree, {n: plain[n].lineno for n in calls})
+
+    def entered_from(self, lines: Iterable[int]) -> frozenset[int] | None:
+        """The first lines of the frames a step into from one of ``lines`` can enter (empty:
+        none, the line calls no function of the code); None if not known.
+
+        Known only for code whose every frame is a plain function called by name or a
+        comprehension (no classes, whose methods Python calls implicitly; no lambdas,
+        generators or functions passed around, which anything can call)."""
+        if self._entered is None:
+            return None
+        lines = list(lines)
+        if not lines:
+            return None
+        return frozenset(start for line in lines for start in self._entered.get(line, ()))
 
     def returning_to(self, lines: Iterable[int]) -> frozenset[int] | None:
         """The lines that can have called the frame a return on one of ``lines`` leaves (the
@@ -93,6 +112,47 @@ class CallSites:
         for line, scope in owner.items():
             if isinstance(scope, ast.FunctionDef) and scope.lineno in functions:
                 self._function_of[line] = scope.lineno
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp)
+# Nodes that open a frame Python can enter from a line that does not name it.
+_ENTERED_ANYWHERE = (ast.ClassDef, ast.Lambda, ast.GeneratorExp, ast.AsyncFunctionDef)
+
+
+def _frames_opened_only_where_written(tree: ast.Module, plain_called: set[str]) -> bool:
+    """Whether every frame the code can open is a comprehension or a plain function that is
+    only ever called by name (then the lines that enter each frame are in the code)."""
+    for node in ast.walk(tree):
+        if isinstance(node, _ENTERED_ANYWHERE):
+            return False
+        if isinstance(node, ast.FunctionDef) and node.name not in plain_called:
+            return False
+    return True
+
+
+def _entered_by_line(tree: ast.Module, plain: dict[str, int]) -> dict[int, set[int]]:
+    """For each line, the first lines of the frames a step into from it can enter: the
+    functions of ``plain`` (name -> def line) it calls and the comprehensions on it. A call
+    counts on each line of its own span and on the first line of its statement (where a
+    multi-line statement reports its line events)."""
+    entered: dict[int, set[int]] = {}
+    for statement in ast.walk(tree):
+        if not isinstance(statement, ast.stmt):
+            continue
+        todo = [c for c in ast.iter_child_nodes(statement) if not isinstance(c, ast.stmt)]
+        while todo:
+            node = todo.pop()
+            start: int | None = None
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                start = plain.get(node.func.id)
+            elif isinstance(node, _COMPREHENSIONS):
+                start = node.lineno
+            if start is not None and isinstance(node, ast.expr):
+                end = node.end_lineno or node.lineno
+                for line in {statement.lineno, *range(node.lineno, end + 1)}:
+                    entered.setdefault(line, set()).add(start)
+            todo.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.stmt))
+    return entered
 
 
 def _plain_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:

@@ -616,6 +616,10 @@ def expect(
     else:
         following, had = flow.first_lines_any(here), frozenset(last.locals or ())
     names = flow.names_at(following) if following else None
+    if last.kind is StateKind.LINE and action.kind is ActionKind.STEP_INTO:
+        entered = flow.call_sites.entered_from(here)  # a call only into what the line calls
+        if entered is not None:
+            lines[StateKind.CALL] = _texts(source, entered)
     unchanged = {}
     if following:
         lines[StateKind.LINE] = _texts(source, following)

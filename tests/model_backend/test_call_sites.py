@@ -3,6 +3,8 @@ whose call a breakpoint jump skipped, where the caller can go on (checked agains
 
 from __future__ import annotations
 
+import itertools
+
 from neural_debugger.model_backend.call_sites import CallSites
 from neural_debugger.model_backend.flow import LineFlow, expect
 from neural_debugger.protocol import Action, ActionKind, State, StateKind
@@ -81,3 +83,58 @@ def test_after_a_jump_a_return_goes_on_where_the_code_calls_the_function() -> No
     first_return = seen.index(("clamp", "return", 8))
     function, kind, line = seen[first_return + 1]
     assert (function, kind) == ("main", "line") and source.lines[line - 1] in allowed
+
+
+PLAIN = "\n".join(
+    [
+        "def clamp(v):",  # 1
+        "    return min(v, 9)",  # 2
+        "def total(xs):",  # 3
+        "    s = sum([clamp(x) for x in xs])",  # 4
+        "    t = clamp(",  # 5
+        "        s)",  # 6
+        "    return t + len(xs)",  # 7
+        "def main():",  # 8
+        "    return total([4, 20])",  # 9
+    ]
+)
+
+
+def test_a_step_into_enters_only_what_the_line_calls_when_the_code_says() -> None:
+    sites = CallSites(PLAIN)
+    assert sites.entered_from([9]) == {3}  # total
+    assert sites.entered_from([4]) == {1, 4}  # the comprehension, and clamp from it
+    assert sites.entered_from([5]) == {1} and sites.entered_from([6]) == {1}
+    assert sites.entered_from([7]) == frozenset()  # builtins only: no frame of the code
+    assert sites.entered_from([2, 9]) == {3}
+    assert sites.entered_from([]) is None
+    # frames Python can enter from lines that do not name them: nothing is known
+    for extra in ("class Box:\n    pass", "f = lambda x: x", "g = (x for x in [1])"):
+        assert CallSites(PLAIN + "\n" + extra).entered_from([9]) is None
+    assert CallSites(PLAIN + "\nprint(sorted([3], key=clamp))").entered_from([9]) is None
+    assert CallSites(CODE).entered_from([10]) is None  # a method and a generator
+
+
+def test_the_grammar_allows_only_the_called_frames_and_a_real_run_keeps_to_it() -> None:
+    """Every step into from a line of a real run of PLAIN lands where ``expect`` allows; a
+    call state's line is one of the functions the line calls."""
+    flow, source = LineFlow(PLAIN), SourceMap(PLAIN)
+    into = Action(kind=ActionKind.STEP_INTO)
+    line = State(kind=StateKind.LINE, src="    return total([4, 20])", locals={})
+    states = (State(kind=StateKind.CALL, src="def main():", locals={}), line)
+    expected = expect(flow, source, states, (into,), into)
+    assert expected.lines[StateKind.CALL] == {"def total(xs):"}
+    last = State(kind=StateKind.LINE, src="    return t + len(xs)", locals={"xs": "[4, 20]"})
+    expected = expect(flow, source, (*states[:1], last), (into,), into)
+    assert expected.lines[StateKind.CALL] == frozenset()
+    program = Program(path="plain.py", source=PLAIN, entry="main()")
+    sites = CallSites(program.context)  # the code the model sees: the entry's wrapper too
+    events = record(program, TRACE_LIMITS).events
+    steps = 0
+    for before, after in itertools.pairwise(events):
+        if before.kind == "line" and after.kind == "call":
+            entered = sites.entered_from([program.context_line(before.file, before.line)])
+            assert entered is not None, before
+            assert program.context_line(after.file, after.line) in entered, (before, after)
+            steps += 1
+    assert steps >= 4  # main, total, the comprehension, clamp
