@@ -405,8 +405,11 @@ class Stepper:
         mode: Mode = request
         frame = self.key(start)
         initial = (frame, start.line) if request == "stepIn" else None
+        out_at_once = request == "stepOut" and self._may_step_out_at_once(filters)
         for _ in range(self.max_events):
-            stop = await session.step(Action(kind=ActionKind.STEP_INTO), options)
+            walk = ActionKind.STEP_RETURN if out_at_once else ActionKind.STEP_INTO
+            out_at_once = False
+            stop = await session.step(Action(kind=walk), options)
             self._sync()
             k = len(session.stops) - 1
             kind = stop.state.kind
@@ -449,6 +452,24 @@ class Stepper:
                 ):
                     return self._show(k, "step", await self._caller_view(k, options))
         raise BackendError(f"the request did not stop within {self.max_events} events")
+
+    def _may_step_out_at_once(self, filters: set[str]) -> bool:
+        """Whether a model's ``stepOut`` may predict the frame's return in one ``step_return``
+        instead of walking every event up to it (one prediction each, often dozens).
+
+        The events skipped are ones no rule would stop on: no breakpoint is set (so none can
+        hold, nor a log point write), no ``raised`` filter stops on an exception, and a
+        ``stepOut`` records no ``(return)`` entries of the callees it passes. It starts from a
+        line or call event, whose frame's return is what ``step_return`` predicts (a caller's
+        view stands on a return event, an exception's view on an exception event: neither).
+        The oracle walks every event: it is exact and cheap."""
+        last = self.session.event.state.kind
+        return (
+            not self.exact_continue
+            and not self._breakpoint_lines
+            and "raised" not in filters
+            and last in (StateKind.LINE, StateKind.CALL)
+        )
 
     def _uncaught(self, k: int) -> Stop:
         """After an error exit: back to where the exception that ended the run was raised."""

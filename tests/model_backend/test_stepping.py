@@ -108,3 +108,34 @@ async def test_uncaught_exception_stops_at_its_raise_point_then_ends(tmp_path: P
     assert raised.locals == {"x": "0"}
     end = await stepper.request("next", _no_breakpoints, {"uncaught"})
     assert end.state.kind is StateKind.EXIT_ERROR
+
+
+async def test_a_predicting_step_out_without_breakpoints_is_one_step_return(
+    tmp_path: Path,
+) -> None:
+    """A backend that predicts (exact_continue off) steps out with one ``step_return``
+    when nothing could stop it on the way, and lands where the walk lands; with a
+    breakpoint set, it walks every event and stops there."""
+    exact = await _stepper(tmp_path)
+    path = tmp_path / "prog.py"
+    session = await DebugSession.open(load_program(path), OracleEngine())
+    jumping = Stepper(session, exact_continue=False)
+    for stepper in (exact, jumping):
+        await stepper.entry()
+        stepper.set_breakpoint_lines({15})  # where a predicting continue jumps to
+        assert (await stepper.request("continue", _at(15), set())).line == 15
+        stepper.set_breakpoint_lines(set())
+        await stepper.request("stepIn", _no_breakpoints, set())
+        assert (await stepper.request("next", _no_breakpoints, set())).line == 3
+    before = len(session.stops)
+    walked = await exact.request("stepOut", _no_breakpoints, set())
+    jumped = await jumping.request("stepOut", _no_breakpoints, set())
+    assert len(session.stops) == before + 1  # one prediction: the frame's return
+    assert len(exact.session.stops) > before + 1  # the walk: every event of the loop
+    for out in (walked, jumped):
+        assert (out.frames[-1].name, out.line, out.depth) == ("<module>", 15, 0)
+        assert out.returns == (("(return) work", "1"),)
+    jumping.step_back()
+    jumping.set_breakpoint_lines({4})
+    stopped = await jumping.request("stepOut", _at(4), set())
+    assert (stopped.line, stopped.reason) == (4, "breakpoint")
