@@ -36,6 +36,7 @@ import multiprocessing as mp
 import os
 import platform
 import random
+import resource
 import sys
 import threading
 import tomllib
@@ -304,13 +305,34 @@ def _programs(job: Job, stats: DataStats) -> list[TrainingProgram]:
     return kept
 
 
+# A pool worker's address-space limit. Why: a worker that grows without bound (one program
+# or chunk whose values explode) is killed by the kernel, and a multiprocessing pool that loses
+# a worker never returns that worker's result: the whole data step would wait forever. Under
+# this limit the runaway raises MemoryError inside the worker instead, and is counted.
+WORKER_MEMORY_BYTES = 6 * 2**30
+
+
+def _limit_worker_memory() -> None:
+    """Pool initializer: the soft limit only, so the tracer's children may set their own."""
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard == resource.RLIM_INFINITY or hard > WORKER_MEMORY_BYTES:
+        resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY_BYTES, hard))
+
+
 def _work(job: Job) -> tuple[list[dict[str, Any]], DataStats]:
     spec, exclude = job.spec, job.exclude
     stats = DataStats()
     crux = _cruxeval_filter(job.cruxeval_path) if job.cruxeval_path else None
     offset = ORIGINS.index(job.kind) * 7_919
     rng = random.Random(chunk_seed(spec.seed, job.chunk) + offset)
-    programs = _programs(job, stats)
+    try:
+        programs = _programs(job, stats)
+    except MemoryError:
+        print(
+            f"ndb data: chunk {job.chunk} of {job.kind} ran out of memory; skipped", file=sys.stderr
+        )
+        stats.rejected[f"{job.kind}: chunk out of memory"] += 1
+        return [], stats
     out: list[dict[str, Any]] = []
     for k, program in enumerate(programs):
         benchmark = crux.which(program) if crux is not None else None
@@ -325,6 +347,10 @@ def _work(job: Job) -> tuple[list[dict[str, Any]], DataStats]:
         try:
             records, events = program_trajectories(program, job.first + k, spec, rng)
         except (TracerFailure, ValueError, SyntaxError):
+            stats.untraceable += 1
+            continue
+        except MemoryError:
+            print(f"ndb data: {program.origin} ran out of memory; skipped", file=sys.stderr)
             stats.untraceable += 1
             continue
         stats.programs += 1
@@ -418,7 +444,7 @@ def generate_data(
         if workers == 1:
             take(map(_work, jobs))
         else:
-            with mp.get_context("spawn").Pool(workers) as pool:
+            with mp.get_context("spawn").Pool(workers, _limit_worker_memory) as pool:
                 try:
                     take(pool.imap(_work, jobs))
                 finally:
