@@ -6,6 +6,7 @@ oracle backend (a real traced run) is used where a test is about the tools, not 
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import anyio
@@ -277,9 +278,11 @@ async def test_predict_inputs_returns_candidate_calls(tmp_path: Path, programs) 
             x = candidate["arguments"]["x"]
             assert candidate["call"] == f"shift(x={x})"
             assert 0 <= candidate["confidence"] <= 1
-            # each candidate is predicted forwards: shift(x) is (x + 1) * 2
-            assert candidate["forward_output"] == str((int(x) + 1) * 2)
-            assert candidate["confirmed"] == (x == "5")
+            # each candidate is predicted forwards, and confirmed only where that prediction
+            # gives the output asked for (whether the model is right is the evaluation's job)
+            forward = candidate["forward_output"]
+            assert isinstance(forward, str) and forward
+            assert candidate["confirmed"] == (ast.literal_eval(forward) == 12)
         confirmed = [c["confirmed"] for c in candidates]
         assert confirmed == sorted(confirmed, reverse=True)  # confirmed ones first
         with pytest.raises(ToolFailed, match="no function named 'nothing'"):
