@@ -259,7 +259,7 @@ heldout-packages: $(STAMP)
 STAGE_CONFIG ?= gpu-small
 STAGE_RESUME ?= models/ndb-small
 STAGE_DATA ?= stream
-STAGE_MINUTES ?= 6
+STAGE_MINUTES ?= 7
 STAGE_MIX ?= $(MIX)
 STAGE_OUT ?= runs/stage
 RETURNED ?=

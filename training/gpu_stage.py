@@ -35,6 +35,12 @@ LIMIT_BYTES = 64 * 2**20  # what one `device run` call may carry, tree included
 SHARD_BYTES = 16 * 2**20  # the largest file that comes back; model shards are at most this
 RETURN_FILES = 8  # files that come back from $OUT at most
 STAGE_SECONDS = 540  # one command: 9 minutes, start-up of the command included
+# Seconds a stage's command spends outside the training time box: install, unpack, load and
+# compile before it (41 and 45 s for stages 4 and 5 on an H200), and device_run.sh's reserve
+# after it for stopping and collecting. A time box longer than what is left would be cut by
+# the stage's own limit before the schedule's decay ends, returning an unannealed checkpoint.
+SETUP_SECONDS = 45
+COLLECT_SECONDS = 60
 TOKENIZER_DOCUMENTS = 60_000  # trajectories a new model's tokenizer is trained on
 
 
@@ -145,6 +151,14 @@ def prepare(args: argparse.Namespace) -> int:
             "`make device-stream-kit` or `make device-data-kit` (or `make gpu-stage`)"
         )
         return 2
+    longest = (args.stage_seconds - SETUP_SECONDS - COLLECT_SECONDS) / 60
+    if args.minutes > longest:
+        print(
+            f"gpu-stage: error: {args.minutes:g} minutes of training do not fit a "
+            f"{args.stage_seconds} s command ({SETUP_SECONDS} s set-up, {COLLECT_SECONDS} s to "
+            f"collect): at most {longest:.2f} minutes, or a longer --stage-seconds"
+        )
+        return 2
     settings = {"CONFIG": config.name}
     stage = 1
     if args.resume:
@@ -242,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     prep.add_argument(
         "--tokenizer-data", type=Path, nargs="*", default=[], help="shards for a new tokenizer"
     )
-    prep.add_argument("--minutes", type=float, default=6.0, help="the training time box")
+    prep.add_argument("--minutes", type=float, default=7.0, help="the training time box")
     prep.add_argument(
         "--stage-seconds", type=int, default=STAGE_SECONDS, help="the whole command's limit"
     )

@@ -113,6 +113,21 @@ def test_a_resumed_stage_gets_its_tokenizer_back_from_the_resumed_folder(tmp_pat
     assert stage_check.stage_record(model)["earlier_stages"] == len(shipped_earlier)
 
 
+def test_a_time_box_the_command_cannot_hold_is_refused(tmp_path: Path, capsys) -> None:
+    kit = tmp_path / "kit"
+    kit.mkdir()
+    (kit / "data.tar.xz").write_bytes(b"")
+    # 540 s less set-up and collection leaves 7.25 minutes for training
+    assert prepare(kit, "--resume", str(SHIPPED), "--minutes", "8") == 2
+    said = capsys.readouterr().out
+    assert "do not fit a 540 s command" in said and "at most 7.25 minutes" in said
+    assert not (kit / "stage.env").exists()
+    assert prepare(kit, "--resume", str(SHIPPED), "--minutes", "8", "--stage-seconds", "600") == 0
+    assert gpu_stage.read_stage_env(kit / "stage.env")["MINUTES"] == "8"
+    assert prepare(kit, "--resume", str(SHIPPED)) == 0  # the default fits the default command
+    assert gpu_stage.read_stage_env(kit / "stage.env")["MINUTES"] == "7"
+
+
 def test_a_stage_over_the_carry_limit_is_refused(tmp_path: Path, capsys) -> None:
     kit = tmp_path / "kit"
     kit.mkdir()
