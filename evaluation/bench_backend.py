@@ -49,8 +49,13 @@ from neural_debugger.model_backend.backend import BackendError, DecodeOptions
 from neural_debugger.model_backend.decoding_llama import DecodingLlama
 from neural_debugger.model_backend.draft import DRAFT_TOKENS
 from neural_debugger.model_backend.llama import load_pretrained
-from neural_debugger.model_backend.local import LoadedModel, LocalEngine, LocalSession
-from neural_debugger.model_backend.quantize import PackedLinear, quantize_weights
+from neural_debugger.model_backend.local import (
+    LoadedModel,
+    LocalEngine,
+    LocalSession,
+    decoding_model,
+)
+from neural_debugger.model_backend.quantize import PackedLinear
 from neural_debugger.model_backend.session import DebugSession
 from neural_debugger.paths import REPOSITORY, default_model_dir
 from neural_debugger.protocol import Action, ActionKind
@@ -223,6 +228,9 @@ SPEED_VARIANTS = [
     Variant("+decoding layout", "decoding", 1, DRAFT_TOKENS),
     Variant("+float16 weights", "fp16", 1, DRAFT_TOKENS),  # the default
     Variant("int8 instead", "int8", 1, DRAFT_TOKENS),
+    Variant("+native step", "native", 1, DRAFT_TOKENS),
+    Variant("native, 1 drafted", "native", 1, 1),
+    Variant("native, no drafts", "native", 1, 0),
 ]
 
 
@@ -231,8 +239,9 @@ def _models(folder: Path) -> dict[str, torch.nn.Module]:
     return {
         "readable": readable,
         "decoding": DecodingLlama(readable).eval(),
-        "fp16": quantize_weights(DecodingLlama(readable).eval(), "fp16"),
-        "int8": quantize_weights(DecodingLlama(readable).eval(), "int8"),
+        "fp16": decoding_model(readable, "fp16", "torch").eval(),
+        "int8": decoding_model(readable, "int8", "torch").eval(),
+        "native": decoding_model(readable, "fp16", "native").eval(),
     }
 
 

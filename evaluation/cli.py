@@ -90,6 +90,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "(float32), auto (fp16 where the CPU kernels exist) (default: $NDB_QUANTIZE, else "
         "auto; decoded by the embedded engine, as with --constrained)",
     )
+    ns.add_argument(
+        "--step",
+        choices=["auto", "native", "torch"],
+        default=None,
+        help="what runs the embedded engine's passes over a few tokens: native (C, float16 "
+        "weights), torch, auto (native where it can run) (default: $NDB_STEP, else auto; "
+        "decoded by the embedded engine, as with --constrained)",
+    )
     ns.set_defaults(run=run_next_state)
 
     hz = tasks.add_parser(
@@ -308,6 +316,7 @@ def run_next_state(args: argparse.Namespace) -> int:
         samples=args.samples,
         temperature=temperature,
         quantize=args.quantize,
+        step=args.step,
     )
     command = f"ndb eval next-state --model {args.model} --data {args.data}"
     command += f" --per-action {args.per_action}" + (f" --seed {args.seed}" if args.seed else "")
@@ -322,6 +331,7 @@ def run_next_state(args: argparse.Namespace) -> int:
     )
     command += f" --actions {args.actions}" if args.actions else ""
     command += f" --quantize {args.quantize}" if args.quantize else ""
+    command += f" --step {args.step}" if args.step else ""
     results["command"] = command + (f" --out {args.out}" if args.out else "")
     print(format_table(results))
     _write(results, args.out)

@@ -206,14 +206,17 @@ def predict_and_score(
     samples: int = 1,
     temperature: float = 0.0,
     quantize: str | None = None,
+    step: str | None = None,
 ) -> list[dict[str, Any]]:
     """Each item's score (see :func:`score`); ``constrained``: decoded by the embedded engine
     under the grammar (what a debug session shows) instead of unconstrained greedy (the raw
     model), with steps back checked forwards over ``check`` candidates when above 1,
     breakpoints reached by up to ``stepped`` steps into (:func:`_stepped`) when above 0, and
     the majority of ``samples`` states drawn at ``temperature`` kept when above 1;
-    ``quantize``: the embedded engine's weights (``int8``, ``none``; default ``$NDB_QUANTIZE``)."""
-    loaded = load_model(Path(model_dir).resolve(), device, quantize) if constrained else None
+    ``quantize``: the embedded engine's weights (``int8``, ``none``; default ``$NDB_QUANTIZE``);
+    ``step``: what runs its short passes (``native``, ``torch``; default ``$NDB_STEP``)."""
+    folder = Path(model_dir).resolve()
+    loaded = load_model(folder, device, quantize, step) if constrained else None
     if loaded is None:
         model = load_pretrained(model_dir, device=device)
         tokenizer = load_tokenizer(model_dir)
@@ -283,6 +286,7 @@ def evaluate(
     samples: int = 1,
     temperature: float = 0.0,
     quantize: str | None = None,
+    step: str | None = None,
 ) -> dict[str, Any]:
     """Exact match per action and per component, on held-out shards (see :func:`load_items`
     for ``origins`` and ``unseen``). ``long_sessions``: only predictions whose whole history
@@ -292,15 +296,16 @@ def evaluate(
     are reached as a debug session reaches them, by up to that many steps into, then one jump
     (:func:`_stepped`). ``samples`` > 1 (constrained): the majority of that many states drawn
     at ``temperature``, the paper's vote. ``actions``: only these (the same items as a run over
-    all actions). ``quantize`` (constrained): ``int8`` weights for the embedded engine."""
+    all actions). ``quantize``, ``step`` (constrained): the embedded engine's weights and what
+    runs its short passes."""
     beyond = outgrows_window(model_dir) if long_sessions else None
     items = load_items(data_dir, per_action, seed, prompt_limit(model_dir), origins, unseen, beyond)
     if actions is not None:
         items = [item for item in items if item.action in actions]
     constrained = constrained or long_sessions or check > 1 or stepped > 0 or samples > 1
-    constrained = constrained or quantize not in (None, "none")
+    constrained = constrained or quantize not in (None, "none") or step is not None
     scores = predict_and_score(
-        items, model_dir, device, constrained, check, stepped, samples, temperature, quantize
+        items, model_dir, device, constrained, check, stepped, samples, temperature, quantize, step
     )
     decoding = "constrained (embedded engine)" if constrained else "unconstrained greedy"
     if check > 1:
@@ -309,9 +314,10 @@ def evaluate(
         decoding += f", breakpoints stepped (up to {stepped} steps into, then one jump)"
     if samples > 1:
         decoding += f", majority of {samples} samples at temperature {temperature:g}"
-    weights = None
-    if constrained:  # the weights the engine loaded (cached: no second load)
-        weights = WEIGHT_NAMES[load_model(Path(model_dir).resolve(), device, quantize).weights]
+    weights = passes = None
+    if constrained:  # the weights and passes the engine loaded (cached: no second load)
+        loaded = load_model(Path(model_dir).resolve(), device, quantize, step)
+        weights, passes = WEIGHT_NAMES[loaded.weights], loaded.step
     by_action: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for item, result in zip(items, scores, strict=True):
         by_action[item.action].append(result)
@@ -321,6 +327,7 @@ def evaluate(
         "per_action": per_action,
         "decoding": decoding,
         "weights": weights,
+        "step": passes,
         "origins": list(origins) if origins else "all",
         "unseen_in": str(unseen) if unseen else None,
         "prompts": "beyond the window (oldest states dropped)" if long_sessions else "whole",

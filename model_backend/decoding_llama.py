@@ -15,6 +15,7 @@ Its projections are ``nn.Linear`` modules, so :mod:`.quantize` turns them into i
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import torch
 import torch.nn.functional as F
@@ -30,6 +31,9 @@ from .llama import (
     attend,
     rope_tables,
 )
+
+if TYPE_CHECKING:
+    from .native_step import NativeStep
 
 
 def _linear(weight: torch.Tensor) -> nn.Linear:
@@ -94,6 +98,22 @@ class DecodingLlama(CausalLM):
         self._rope = rope_tables(config, config.max_position_embeddings, weight.device)
         self._rope = tuple(t.to(weight.dtype) for t in self._rope)
         self.requires_grad_(False)
+        self.native: NativeStep | None = None  # the pass in C, for a few tokens (native_step)
+
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        cache: KVCache | None = None,
+        last_only: bool = False,
+        keep: int | None = None,
+    ) -> torch.Tensor:
+        """:meth:`.llama.CausalLM.forward`, by the native step where one is attached and the
+        pass is short enough for it (a few tokens appended to a cache)."""
+        native = self.native
+        if native is not None and cache is not None and input_ids.shape[1] <= native.max_tokens:
+            rows = 1 if last_only else keep if keep is not None else input_ids.shape[1]
+            return native(input_ids, cache, rows)
+        return super().forward(input_ids, cache, last_only, keep)
 
     def _begin(self, input_ids: torch.Tensor, cache: KVCache | None) -> Pass:
         if input_ids.shape[0] != 1:

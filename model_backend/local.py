@@ -48,9 +48,10 @@ from .draft import DRAFT_TOKENS, Drafter
 from .flow import Expected
 from .forward_check import ForwardScorer, forward_view
 from .grammar import FORWARD_KINDS, INVERSE_KINDS, SourceLines, StateWriter
-from .llama import TOKENIZER_FINGERPRINT, load_pretrained
+from .llama import TOKENIZER_FINGERPRINT, LlamaForCausalLM, load_pretrained
+from .native_step import STEP_ENV, NativeStep, step_setting, unavailable_reason
 from .prompt import PromptBuilder, answer_budget
-from .quantize import quantize_setting, quantize_weights, resolve_setting
+from .quantize import WEIGHT_NAMES, quantize_setting, quantize_weights, resolve_setting
 from .tokenizer import load_tokenizer, tokenizer_fingerprint
 from .vocab import Vocab
 
@@ -89,28 +90,34 @@ class LoadedModel:
     vocab: Vocab
     window: int
     weights: str = "none"  # how the linear layers are stored: none (float32), fp16, int8
+    step: str = "torch"  # what runs a pass over a few tokens: torch, or native (native_step)
 
     @property
     def device(self) -> torch.device:
         return next(self.model.parameters()).device
 
 
-def load_model(folder: Path, device: str | None = None, quantize: str | None = None) -> LoadedModel:
+def load_model(
+    folder: Path, device: str | None = None, quantize: str | None = None, step: str | None = None
+) -> LoadedModel:
     """Load and check a model folder; every problem becomes one :class:`ModelFolderError`.
 
     ``quantize``: how the linear layers' weights are stored (:mod:`.quantize`): ``"fp16"`` or
     ``"int8"`` on the CPU, ``"none"`` for float32, ``"auto"`` for fp16 where the CPU kernels
-    exist; left out, ``$NDB_QUANTIZE`` decides (default auto).
+    exist; left out, ``$NDB_QUANTIZE`` decides (default auto). ``step``: ``"native"`` runs
+    passes over a few tokens in C (:mod:`.native_step`; float16 weights on an x86-64 CPU),
+    ``"torch"`` in torch, ``"auto"`` native where it can run; left out, ``$NDB_STEP`` decides.
     """
     try:
         chosen = quantize_setting(quantize)
+        stepping = step_setting(step)
     except ValueError as err:
         raise ModelFolderError(str(err)) from None
-    return _load_model(Path(folder), device, chosen)
+    return _load_model(Path(folder), device, chosen, stepping)
 
 
 @functools.lru_cache(maxsize=4)
-def _load_model(folder: Path, device: str | None, quantize: str) -> LoadedModel:
+def _load_model(folder: Path, device: str | None, quantize: str, step: str) -> LoadedModel:
     if not folder.is_dir():
         raise ModelFolderError(f"model folder {folder} does not exist")
     if quantize in ("fp16", "int8"):
@@ -118,7 +125,7 @@ def _load_model(folder: Path, device: str | None, quantize: str) -> LoadedModel:
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     try:
         weights = resolve_setting(quantize, torch.device(device).type)
-        model = quantize_weights(DecodingLlama(load_pretrained(folder, device=device)), weights)
+        model = decoding_model(load_pretrained(folder, device=device), weights, step)
         tokenizer = load_tokenizer(folder)
         vocab = Vocab(tokenizer)
     except (OSError, ValueError) as err:
@@ -135,7 +142,36 @@ def _load_model(folder: Path, device: str | None, quantize: str) -> LoadedModel:
             f"the tokenizer in {folder} has {vocab.size} tokens but the model only "
             f"{config.vocab_size}: they do not belong together"
         )
-    return LoadedModel(folder, model.eval(), vocab, config.max_position_embeddings, weights)
+    step = "native" if model.native is not None else "torch"
+    return LoadedModel(folder, model.eval(), vocab, config.max_position_embeddings, weights, step)
+
+
+def decoding_model(source: LlamaForCausalLM, weights: str, step: str) -> DecodingLlama:
+    """``source`` laid out for decoding, its linear layers stored as ``weights`` says
+    (:func:`.quantize.quantize_weights`) and the native step attached where ``step`` asks for
+    it and it can run (:func:`native_step_for`)."""
+    model = DecodingLlama(source)
+    native = native_step_for(model, weights, step)  # from the float weights, before packing
+    model = quantize_weights(model, weights)
+    model.native = native
+    return model
+
+
+def native_step_for(model: DecodingLlama, weights: str, step: str) -> NativeStep | None:
+    """The native step for ``model`` where ``step`` asks for it and it can run: ``auto`` gives
+    None where it cannot (other weights than float16, no compiler), ``native`` an error."""
+    if step == "torch":
+        return None
+    reason = unavailable_reason()
+    if weights != "fp16":
+        reason = f"the native step takes float16 weights, not {WEIGHT_NAMES[weights]} ones"
+    elif next(model.parameters()).device.type != "cpu":
+        reason = "the native step runs on the CPU"
+    if reason is None:
+        return NativeStep(model)
+    if step == "native":
+        raise ValueError(f"{reason} ({STEP_ENV}=native)")
+    return None
 
 
 class LocalEngine:

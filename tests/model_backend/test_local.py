@@ -50,12 +50,19 @@ async def _walk(session: DebugSession, steps: int) -> None:
         await session.step(STEP_INTO if i % 3 else STEP_OVER)
 
 
-WEIGHTS = ("auto", "none", "int8")  # the default (float16 on x86), float32, int8
+# the default (float16 weights, the native step on x86-64), float16 in torch's pass, float32, int8
+WEIGHTS = ("auto", "fp16/torch", "none", "int8")
+
+
+def _engine(weights: str, monkeypatch: pytest.MonkeyPatch) -> LocalEngine:
+    quantize, _, step = weights.partition("/")
+    monkeypatch.setenv("NDB_STEP", step or "auto")
+    return LocalEngine(quantize=quantize)
 
 
 @pytest.mark.parametrize("weights", WEIGHTS)
-async def test_cached_steps_equal_steps_encoded_from_scratch(weights: str) -> None:
-    engine = LocalEngine(quantize=weights)
+async def test_cached_steps_equal_steps_encoded_from_scratch(weights: str, monkeypatch) -> None:
+    engine = _engine(weights, monkeypatch)
     session = await DebugSession.open(PROGRAM, engine)
     await _walk(session, 8)
     assert len(session.stops) > 4
@@ -87,11 +94,13 @@ async def test_constraints_force_tokens_and_report_confidence() -> None:
 
 
 @pytest.mark.parametrize("weights", WEIGHTS)
-async def test_drafted_tokens_change_the_forward_passes_never_the_states(weights: str) -> None:
+async def test_drafted_tokens_change_the_forward_passes_never_the_states(
+    weights: str, monkeypatch
+) -> None:
     """The same states decoded with drafts (each forward pass also checks drafted tokens) and
     without (one forward pass per chosen token), greedy and sampled, on the shipped model, with
     each way of storing its weights."""
-    engine = LocalEngine(quantize=weights)
+    engine = _engine(weights, monkeypatch)
     session = await DebugSession.open(PROGRAM, engine)
     await _walk(session, 10)
     assert len(session.stops) > 5
