@@ -10,9 +10,9 @@ are faster there.
 
 The C file is compiled once per machine with the machine's C compiler (``$CC``, else ``cc``;
 ``-O3 -march=native``) into a cache folder (:func:`cache_dir`) and loaded with ``ctypes``: no
-torch headers, under a second to build. Where there
-is no compiler, the build fails or the CPU is not x86-64, ``NDB_STEP=auto`` (the default) keeps
-torch's pass and :func:`unavailable_reason` says why; ``NDB_STEP=torch`` always keeps it.
+torch headers, under a second to build. Where there is no compiler, the build fails or the CPU
+is not x86-64, ``NDB_STEP=auto`` (the default) keeps torch's pass and :func:`unavailable_reason`
+says why; ``NDB_STEP=torch`` always keeps it.
 """
 
 from __future__ import annotations
