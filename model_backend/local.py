@@ -162,11 +162,13 @@ def native_step_for(model: DecodingLlama, weights: str, step: str) -> NativeStep
     None where it cannot (other weights than float16, no compiler), ``native`` an error."""
     if step == "torch":
         return None
-    reason = unavailable_reason()
+    reason: str | None
     if weights != "fp16":
         reason = f"the native step takes float16 weights, not {WEIGHT_NAMES[weights]} ones"
     elif next(model.parameters()).device.type != "cpu":
         reason = "the native step runs on the CPU"
+    else:  # only now: this builds the C file when no build is cached
+        reason = unavailable_reason()
     if reason is None:
         return NativeStep(model)
     if step == "native":
