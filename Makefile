@@ -255,11 +255,13 @@ heldout-packages: $(STAMP)
 # and sizes what travels; then send `bash training/device_run.sh run` carrying .carry, and check
 # what came back with `make gpu-stage-eval RETURNED=<the returned folder>` before committing it.
 # STAGE_RESUME= (empty) starts a new model of STAGE_CONFIG's shape with a value tokenizer
-# trained here on DATA_KIT. STAGE_MIX: whatever `ndb data --mix` takes.
+# trained here on DATA_KIT. STAGE_MIX: whatever `ndb data --mix` takes. STAGE_GROW=1 grows
+# STAGE_RESUME into STAGE_CONFIG's larger shape there before training (training/grow.py).
 STAGE_CONFIG ?= gpu-small
 STAGE_RESUME ?= models/ndb-small
 STAGE_DATA ?= stream
 STAGE_MINUTES ?= 7
+STAGE_GROW ?=
 STAGE_MIX ?= $(MIX)
 STAGE_OUT ?= runs/stage
 RETURNED ?=
@@ -268,7 +270,7 @@ gpu-stage: $(STAMP)
 	$(MAKE) $(if $(filter carried,$(STAGE_DATA)),device-data-kit,device-stream-kit)
 	$(BIN)/python -m neural_debugger.training.gpu_stage prepare --config $(STAGE_CONFIG) \
 		--resume "$(STAGE_RESUME)" --minutes $(STAGE_MINUTES) --mix "$(STAGE_MIX)" \
-		--tokenizer-data $(DATA_KIT)
+		$(if $(filter 1,$(STAGE_GROW)),--grow) --tokenizer-data $(DATA_KIT)
 
 gpu-stage-eval: $(STAMP)
 	@test -n "$(RETURNED)" || { echo "set RETURNED to the folder the stage brought back"; exit 2; }

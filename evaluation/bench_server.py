@@ -619,6 +619,12 @@ def main() -> None:
             args.out = SERVER_RESULTS.with_name("next_vs_debugpy.json")
     else:
         result = run(args.steps, args.sessions, args.load_steps)
+        # the embedded engine's model ($NDB_MODEL, else the shipped one) and how to run it again
+        result["model"] = os.environ.get("NDB_MODEL", "the shipped model")
+        result["command"] = (
+            "python -m neural_debugger.evaluation.bench_server "
+            f"--steps {args.steps} --sessions {args.sessions} --load-steps {args.load_steps}"
+        )
         print(format_table(result))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")

@@ -92,7 +92,8 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
     train.add_argument(
         "--config",
         default="tiny",
-        help="tiny, small (CPU); gpu-small, gpu-17m, gpu-21m, gpu-25m, gpu-base (GPU)",
+        help="tiny, tiny-wide (tests), small (CPU); gpu-small, gpu-17m, gpu-21m, gpu-25m, "
+        "gpu-base (GPU)",
     )
     train.add_argument(
         "--data", required=True, type=Path, help="folder with train/ and heldout/ shards"
@@ -137,6 +138,12 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
         type=float,
         default=None,
         help="wsd: share of the run spent decaying to zero (default 0.2; 0: stay at the peak)",
+    )
+    train.add_argument(
+        "--grow",
+        action="store_true",
+        help="grow the --resume model folder into --config's wider and deeper shape first, "
+        "computing the same function (training/grow.py)",
     )
     train.add_argument(
         "--workers", type=int, default=1, help="processes that tokenize and pack the data"
@@ -247,6 +254,9 @@ def run_train(args: argparse.Namespace) -> int:
     except ValueError as err:
         print(f"ndb train: error: {err}")
         return 2
+    if args.grow and args.resume is None:
+        print("ndb train: error: --grow needs --resume: the model folder to grow")
+        return 2
     train(
         config,
         args.data / "train",
@@ -260,5 +270,6 @@ def run_train(args: argparse.Namespace) -> int:
         stream=args.stream,
         stream_workers=args.stream_workers,
         stream_rows=args.stream_rows,
+        grow=args.grow,
     )
     return 0

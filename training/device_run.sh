@@ -38,6 +38,8 @@
 #     (resuming keeps the resumed model's shape; the config gives batch size and schedule;
 #     RESUME= (empty) trains a new model of the config's shape, with TOKENIZER's tokenizer)
 #   TOKENIZER=models/ndb-small   STEPS=100000 (the time box ends a run first)
+#   GROW=0 (1: grow RESUME into CONFIG's wider and deeper shape before the first step, computing
+#     the same function: training/grow.py)
 #   WAIT=540 (start, wait: seconds to watch before returning)
 #   STREAM_PROGRAMS=0 (>0: an `ndb data` run of that many programs (SEED, MIX) beside the trainer,
 #     GEN_WORKERS=7 processes at lowered priority; the trainer packs its shards as they close
@@ -72,6 +74,7 @@ MIX_ARGS=()  # no --mix: training/mix.toml's shares
 [ -z "$MIX" ] || MIX_ARGS=(--mix "$MIX")
 RESUME=${RESUME-models/ndb-small}
 TOKENIZER=${TOKENIZER:-models/ndb-small}
+GROW=${GROW:-0}
 STEPS=${STEPS:-100000}
 WAIT=${WAIT:-540}
 STREAM_PROGRAMS=${STREAM_PROGRAMS:-0}
@@ -165,6 +168,7 @@ prepare_data() {
 train_command() {
     local from=(--tokenizer "$TOKENIZER")
     [ -z "$RESUME" ] || from=(--resume "$RESUME")
+    [ "$GROW" != 1 ] || from+=(--grow)
     local stream=()
     [ "$STREAM_PROGRAMS" -eq 0 ] || stream=(--stream "$WORK/stream" \
         --stream-workers "$PACK_WORKERS" --stream-rows "$STREAM_ROWS")
@@ -274,7 +278,8 @@ case "$MODE" in
         if [ "$ABLATION_STEPS" -gt 0 ]; then
             stamp "ablation: two $CONFIG models (bpe, value), $ABLATION_STEPS steps each"
         else
-            stamp "train: config $CONFIG from ${RESUME:-scratch} for $MINUTES min on $DEVICE"
+            stamp "train: config $CONFIG from ${RESUME:-scratch}$([ "$GROW" != 1 ] || echo \
+                ", grown") for $MINUTES min on $DEVICE"
         fi
         rm -f "$WORK/train.rc"
         job

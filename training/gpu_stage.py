@@ -13,6 +13,8 @@ A lent GPU session has 15 device minutes in all, start-up included, and one comm
   stage above the 64 MiB limit, printing the sizes and the exact ``device run`` call.
 
 ``python -m neural_debugger.training.gpu_stage prepare --config gpu-21m --resume models/X``
+``... prepare --config gpu-21m --resume models/ndb-small --grow``: the stage first grows the
+shipped weights into the larger shape there (:mod:`.grow`), so the tree carries only them.
 ``python -m neural_debugger.training.gpu_stage size``: the travelling size alone.
 """
 
@@ -27,6 +29,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from neural_debugger.model_backend.llama import ModelConfig
+
+from .grow import Shape, check_growth
 from .shards import read_shards
 from .tokenizer import DEFAULT_KIND, save_tokenizer, train_tokenizer
 from .train import CONFIGS, config_by_name, earlier_stages
@@ -178,7 +183,17 @@ def prepare(args: argparse.Namespace) -> int:
         stage = len(earlier_stages(resume)) + 1
         shutil.rmtree(kit / "tokenizer", ignore_errors=True)  # a new model's, from before
         shape = json.loads((resume / "config.json").read_text())
-        if (shape["hidden_size"], shape["num_hidden_layers"]) != (
+        if args.grow:
+            try:
+                check_growth(ModelConfig.from_hf(shape), Shape.of_config(config))
+            except ValueError as err:
+                print(f"gpu-stage: error: {args.resume} cannot grow into {config.name}: {err}")
+                return 2
+            print(
+                f"gpu-stage: note: {args.resume} grows into {config.name} "
+                f"({Shape.of_config(config)}) before the stage's first step"
+            )
+        elif (shape["hidden_size"], shape["num_hidden_layers"]) != (
             config.hidden_size,
             config.num_hidden_layers,
         ):
@@ -189,6 +204,9 @@ def prepare(args: argparse.Namespace) -> int:
         settings["RESUME"] = relative(resume, root)
         lr = args.lr or config.lr / 2  # a continued stage warms up again to a lower peak
     else:
+        if args.grow:
+            print("gpu-stage: error: --grow needs --resume: the model folder to grow")
+            return 2
         if not args.tokenizer_data:
             print("gpu-stage: error: a new model (no --resume) needs --tokenizer-data")
             return 2
@@ -200,6 +218,7 @@ def prepare(args: argparse.Namespace) -> int:
         settings["TOKENIZER"] = relative(kit / "tokenizer", root)
         lr = args.lr or config.lr
     streaming = (kit / "python.tar.xz").exists()
+    settings["GROW"] = "1" if args.grow else "0"
     settings |= {
         "MINUTES": f"{args.minutes:g}",
         "STAGE_SECONDS": str(args.stage_seconds),
@@ -213,7 +232,7 @@ def prepare(args: argparse.Namespace) -> int:
         "PACK_WORKERS": "8",
     }
     (kit / "stage.env").write_text(stage_env(settings))
-    shards = len(list(resume.glob("model*.safetensors"))) if args.resume else None
+    shards = len(list(resume.glob("model*.safetensors"))) if args.resume and not args.grow else None
     shards = shards or shards_of(config.name)
     sizes = travelling_sizes(root, kit)
     print(f"gpu-stage: stage {stage}, settings in {kit / 'stage.env'}:")
@@ -255,6 +274,11 @@ def main(argv: list[str] | None = None) -> int:
     prep.add_argument("--resume", type=Path, default=None, help="model folder to continue")
     prep.add_argument(
         "--tokenizer-data", type=Path, nargs="*", default=[], help="shards for a new tokenizer"
+    )
+    prep.add_argument(
+        "--grow",
+        action="store_true",
+        help="grow --resume into --config's wider and deeper shape first (training/grow.py)",
     )
     prep.add_argument("--minutes", type=float, default=7.0, help="the training time box")
     prep.add_argument(

@@ -78,11 +78,18 @@ def _stages(state: dict[str, Any], train_config: dict[str, Any], hardware: str) 
         "steps": state["step"],
         "tokens": state["tokens_seen"],
         "seconds": state["train_seconds"],
+        "grown": state.get("grown"),
     }
     stages = [*state.get("earlier", []), this]
     lines = []
     for number, stage in enumerate(stages, 1):
         resumed = " (resumed from the weights above)" if number > 1 else ""
+        if stage.get("grown"):
+            grown = stage["grown"]
+            resumed = (
+                f" (resumed from the weights above, grown from {grown['parameters_from']:,} "
+                f"to {grown['parameters_to']:,} parameters first: training/grow.py)"
+            )
         lines.append(
             f"- Stage {number}: config `{stage['config']}`, peak lr {stage['lr']}, "
             f"{stage['steps']:,} steps, {stage['tokens']:,} tokens, "

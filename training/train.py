@@ -35,6 +35,8 @@ from neural_debugger.model_backend.tokenizer import PAD, load_tokenizer
 from neural_debugger.protocol.tokens import ACTION_SEP, FRAME_SEP, TRACE_END
 
 from .corpus import Corpus
+from .grow import Shape, growth_record, largest_logit_difference
+from .grow import grow as grow_model
 from .shards import read_shards
 from .stream import ShardStream
 from .tokenizer import DEFAULT_KIND, save_tokenizer, tokenizer_kind, train_tokenizer
@@ -83,6 +85,23 @@ CONFIGS: dict[str, TrainConfig] = {
         2,
         2,
         176,
+        512,
+        512,
+        4,
+        40,
+        lr=3e-3,
+        warmup_steps=5,
+        eval_every=20,
+        eval_batches=2,
+        eval_prompts=4,
+    ),
+    # What tiny grows into in the tests of growth (training/grow.py): wider, deeper, one more head.
+    "tiny-wide": TrainConfig(
+        "tiny-wide",
+        96,
+        3,
+        3,
+        256,
         512,
         512,
         4,
@@ -373,6 +392,8 @@ class RunState:
     # data taken while training (--stream): shards, documents, rows, target tokens, and what
     # the data step reported last (programs made, CruxEval matches dropped, ...)
     streamed: dict[str, Any] = field(default_factory=dict)
+    # set when this run grew the resumed weights into its config's shape (training/grow.py)
+    grown: dict[str, Any] = field(default_factory=dict)
 
 
 def batch_seed(config: TrainConfig, state: RunState) -> int:
@@ -400,6 +421,8 @@ def earlier_stages(model_dir: Path) -> list[dict[str, Any]]:
         "val_loss": history[-1].get("val_loss"),
         "streamed": state.get("streamed") or {},
     }
+    if state.get("grown"):
+        stage["grown"] = state["grown"]
     return [*state.get("earlier", []), stage]
 
 
@@ -435,6 +458,7 @@ def train(
     stream: Path | None = None,
     stream_workers: int = 1,
     stream_rows: int = 0,
+    grow: bool = False,
 ) -> RunState:
     """Train ``config`` on the shards in ``train_dir``; write checkpoints and the model to
     ``out_dir``. ``resume_from`` is a model folder (e.g. the shipped model) or a run folder
@@ -446,7 +470,17 @@ def train(
 
     ``stream``: a folder a concurrent ``ndb data`` fills; its shards are packed as they close
     (``stream_workers`` processes) and join the corpus, which holds ``stream_rows`` rows at most
-    and then overwrites its oldest (:mod:`.corpus`, :mod:`.stream`)."""
+    and then overwrites its oldest (:mod:`.corpus`, :mod:`.stream`).
+
+    ``grow``: the model folder ``resume_from`` names is grown into ``config``'s shape before the
+    first step, computing the same function (:mod:`.grow`); the run records the growth."""
+    if grow and resume_from is None:
+        raise ValueError("growing needs weights to grow: a model folder to resume")
+    if grow and (resume_from / "training_state.pt").exists():
+        raise ValueError(
+            f"{resume_from} is a run folder (training_state.pt): grow a model folder, whose "
+            "optimizer state a stage starts afresh anyway"
+        )
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     torch.manual_seed(config.seed)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -492,7 +526,9 @@ def train(
         model = load_pretrained(resume_from, dtype=torch.float32).train()
         state.earlier = earlier_stages(resume_from)
         shape = (model.config.hidden_size, model.config.num_hidden_layers)
-        if shape != (config.hidden_size, config.num_hidden_layers):
+        if grow and Shape.of_model(model.config) != Shape.of_config(config):
+            model, state.grown = grown_model(model, config, val_data, log)
+        elif shape != (config.hidden_size, config.num_hidden_layers):
             log(
                 f"resuming keeps the model's shape (hidden {shape[0]}, {shape[1]} layers); "
                 f"config {config.name}'s shape is ignored"
@@ -581,6 +617,24 @@ def train(
     if feed is not None:
         feed.close()
     return state
+
+
+def grown_model(
+    model: LlamaForCausalLM, config: TrainConfig, val_data: Packed, log=print
+) -> tuple[LlamaForCausalLM, dict[str, Any]]:
+    """``model`` grown into ``config``'s shape, and the record of it, with how far the two
+    models' logits are apart on the first validation row (float rounding only)."""
+    bigger = grow_model(model, Shape.of_config(config), config.seed).train()
+    record = growth_record(model, bigger, config.seed)
+    ids = val_data.tokens[:1, : min(256, val_data.tokens.shape[1])]
+    record["largest_logit_difference"] = largest_logit_difference(model, bigger, ids)
+    bigger.train()
+    log(
+        f"grown: {record['parameters_from']:,} -> {record['parameters_to']:,} parameters "
+        f"({Shape.of_config(config)}); largest logit difference on a validation row "
+        f"{record['largest_logit_difference']:.2e}"
+    )
+    return bigger, record
 
 
 STREAM_POLL_STEPS = 20  # how often the loop takes what the stream has packed

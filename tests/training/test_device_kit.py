@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+import shutil
 import sys
 from pathlib import Path
 
@@ -9,7 +11,7 @@ import pytest
 
 from neural_debugger.cli import main
 from neural_debugger.training import data
-from neural_debugger.training.device_kit import distributions_needed, kit_files
+from neural_debugger.training.device_kit import distributions_needed, is_elf, kit_files, stripped
 
 
 def test_ndb_data_refuses_another_python_and_writes_nothing(
@@ -50,3 +52,28 @@ def test_kit_distributions_are_closed_over_their_requirements() -> None:
     assert {"pytest", "pluggy", "iniconfig", "sympy", "mpmath", "networkx"} <= kept
     assert {"hypothesis", "sortedcontainers"} <= kept  # sympy's conftest imports hypothesis
     assert "torch" not in kept and "transformers" not in kept
+
+
+def test_compiled_files_travel_stripped_and_still_load(tmp_path: Path) -> None:
+    if shutil.which("strip") is None:
+        pytest.skip("no strip here: the kit carries compiled files as they are")
+    by_name = {name: path for path, name in kit_files()}
+    dynload = [path for name, path in by_name.items() if "/lib-dynload/_json." in name]
+    module = next(path for path in dynload if path.name.endswith(".so"))
+    small = stripped(module, tmp_path)
+    assert small != module and small.stat().st_size <= module.stat().st_size
+    # a stripped C module still imports and works
+    spec = importlib.util.spec_from_file_location("_json", small)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    assert loaded.encode_basestring_ascii("é\n") == '"\\u00e9\\n"'
+    # the interpreter's library loses its debug information, not its dynamic symbols
+    library = next(path for name, path in by_name.items() if name.startswith("lib/libpython"))
+    library = library.resolve()
+    small = stripped(library, tmp_path)
+    assert small.stat().st_size < library.stat().st_size or not is_elf(library)
+    assert b"Py_Initialize" in small.read_bytes()
+    # what is not compiled passes unchanged
+    text = next(path for name, path in by_name.items() if name.endswith("/json/decoder.py"))
+    assert stripped(text, tmp_path) == text
