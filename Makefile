@@ -160,7 +160,7 @@ device-data-kit: $(STAMP)
 # HELDOUT_KIT (validation) and exclude/, the source hashes of every held-out and evaluation
 # program the stream must not make (training/exclusions.py).
 SEED_SHARDS ?= 12
-EXCLUDE_KIT ?= $(foreach s,$(HELDOUT_SETS),$(DATA)/$(s))
+EXCLUDE_KIT ?= $(foreach s,$(HELDOUT_SETS),$(DATA)/$(s)) $(wildcard $(DATA)/heldout-everyday)
 device-stream-kit: $(STAMP)
 	rm -rf .carry/wheels .carry/python.tar.xz .carry/stage .carry/data.tar.xz
 	$(DEVICE_PIP_DOWNLOAD) $(TRAIN_WHEELS)
@@ -242,6 +242,13 @@ $(VLLM_PROJECT): $(VLLM_STAMP) pyproject.toml
 heldout-drills: $(STAMP)
 	$(BIN)/ndb data --out $(DATA)/heldout-drills --programs 300 --seed 900003 \
 		--mix drills=1 --functions heldout
+
+# Held-out everyday scripts: module-level programs as a user runs them with F5, drawn with a seed
+# no training run uses (scripts are new code each draw; stage kits leave these out by hash too).
+.PHONY: heldout-everyday
+heldout-everyday: $(STAMP)
+	$(BIN)/ndb data --out $(DATA)/heldout-everyday --programs 200 --seed 900005 \
+		--mix everyday=1 --functions heldout
 
 # Held-out library code: the packages never trained on (boltons, inflection) and the functions
 # the fixed split holds out of the others (evaluation/runs.toml: next_state_packages).

@@ -6,8 +6,9 @@ must allow every state the tracer recorded. This replays trajectory shards (held
 training data) state by state, asks :func:`expect` what the history and the action fix, and
 counts per action the states it constrains, those whose diff it narrows with
 :meth:`LineFlow.unchanged`, those for which it rules a kind of event out (no line of the frame
-can follow, or come before, the one it stands on), and any real state it would forbid (with the
-first examples).
+can follow, or come before, the one it stands on), those in a module frame whose constants it
+fixes (:mod:`neural_debugger.model_backend.module_constants`), and any real state it would
+forbid (with the first examples).
 
 ``python -m neural_debugger.evaluation.flow_check DIR [DIR ...] [--per-folder N] [--out F]``
 prints a table and writes ``evaluation/results/flow_check.json``.
@@ -29,7 +30,7 @@ from neural_debugger.training.shards import read_shards
 
 RESULTS = Path(__file__).resolve().parent / "results" / "flow_check.json"
 EXAMPLES = 10  # forbidden real states kept in the results, per run
-COLUMNS = ("states", "constrained", "narrowed", "ruled_out", "forbidden")
+COLUMNS = ("states", "constrained", "narrowed", "ruled_out", "module", "forbidden")
 
 
 def check_folder(folder: Path, limit: int | None, counts: dict[str, Counter], bad: list) -> int:
@@ -49,6 +50,7 @@ def check_folder(folder: Path, limit: int | None, counts: dict[str, Counter], ba
             tally["constrained"] += expected != Expected()
             tally["narrowed"] += bool(expected.unchanged)
             tally["ruled_out"] += any(not texts for texts in expected.lines.values())
+            tally["module"] += bool(expected.fixed)  # the module's constants fixed
             if not expected.allows(states[k]):
                 tally["forbidden"] += 1
                 if len(bad) < EXAMPLES:

@@ -29,11 +29,12 @@ import functools
 import inspect
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import CodeType
 from typing import TypeVar
 
 from neural_debugger.model_backend.call_sites import CallSites
+from neural_debugger.model_backend.module_constants import ModuleConstants
 from neural_debugger.protocol import Action, ActionKind, State, StateKind, standalone
 from neural_debugger.protocol.source_map import LineTracker, SourceMap
 from neural_debugger.protocol.tokens import DIFF_MARKER_KEY
@@ -98,6 +99,9 @@ class LineFlow:
         # than a frame's current line can rebind (None: any, the code reaches frames)
         self._rebound_on: dict[int, set[str]] = {}
         self._rebound_anywhere: set[str] | None = None
+        # how many instructions of any code bind or delete each name as a global or by name
+        # (-1: one binds it with ``global``), for the module's constants
+        self._name_stores: dict[str, int] = {}
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # e.g. invalid escape sequences
@@ -111,6 +115,18 @@ class LineFlow:
         self._name_frames(units)
         if all(names is not None for names in self._names):
             self._read_rebinding(units)
+
+    def module_only(self, line: int) -> bool:
+        """Whether only the module's own code has instructions on ``line``: its line events
+        are the module frame's (no function, class body, lambda or comprehension runs there)."""
+        return self._on_line.get(line) == {0}
+
+    @functools.cached_property
+    def module_constants(self) -> ModuleConstants:
+        """The module's names whose value the code fixes (:mod:`.module_constants`)."""
+        dynamic = self._rebound_anywhere is None
+        stores = None if dynamic else (lambda name: self._name_stores.get(name, 0))
+        return ModuleConstants(self.code, stores, self._names[0] if self._names else None)
 
     @functools.cached_property
     def call_sites(self) -> CallSites:
@@ -245,6 +261,11 @@ class LineFlow:
             for ins in bytecode:
                 if not ins.opname.startswith(_REBINDING):
                     continue
+                if ins.opname in ("STORE_NAME", "DELETE_NAME"):
+                    count = self._name_stores.get(ins.argval, 0)
+                    self._name_stores[ins.argval] = count + 1 if count >= 0 else count
+                elif ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL"):
+                    self._name_stores[ins.argval] = -1
                 names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
                 line = ins.positions.lineno if ins.positions else None
                 if line is None or ins.opname.endswith("_GLOBAL"):
@@ -516,11 +537,21 @@ class Expected:
     # a line state's diff is written against these locals (None: not known): it shows a
     # variable only with another value, and null only for one bound here
     before: Mapping[str, str | None] | None = None
+    # a forward line state in the module's frame (:mod:`.module_constants`): the value each of
+    # these names has wherever it is shown, and the names its whole locals must show
+    fixed: Mapping[str, str] = field(default_factory=dict)
+    required: frozenset[str] = frozenset()
 
     def allows(self, state: State) -> bool:
         """Whether ``state`` keeps to what is expected."""
         if state.kind in self.lines and state.src not in self.lines[state.kind]:
             return False
+        if state.kind is StateKind.LINE and state.locals is not None:
+            written = state.locals
+            if any(written.get(k, v) not in (v, None) for k, v in self.fixed.items()):
+                return False
+            if not state.diff and not self.required <= set(written):
+                return False
         names = self.names if state.kind in LINE_KINDS else None
         if state.kind in CALL_KINDS and state.src is not None:
             names = self.call_names.get(state.src)
@@ -582,6 +613,40 @@ def expect(
     call_names = flow.names_by_call_text(source.lines)
     if action.kind.is_inverse or last.kind.is_inverse:
         return _expect_backward(flow, source, states, actions, action, call_names)
+    forward = _expect_forward(flow, source, states, actions, action, call_names)
+    return _in_the_module(flow, source, forward)
+
+
+def _in_the_module(flow: LineFlow, source: SourceMap, expected: Expected) -> Expected:
+    """``expected`` with what the module's constants fix, where every line a line state may
+    show is one only the module's frame runs: their values wherever they are shown, and, in
+    whole locals, the names bound by top-level statements before those lines."""
+    texts = expected.lines.get(StateKind.LINE)
+    if not texts:
+        return expected
+    numbers = [n for text in texts for n in source.by_text.get(text, [])]
+    if not numbers or not all(flow.module_only(n) for n in numbers):
+        return expected
+    constants = flow.module_constants
+    if not constants.values:
+        return expected
+    names = expected.names
+    required = constants.bound_at(numbers) if expected.diff is False else frozenset()
+    if names is not None:
+        required = required & names
+    return replace(expected, fixed=dict(constants.values), required=required)
+
+
+def _expect_forward(
+    flow: LineFlow,
+    source: SourceMap,
+    states: tuple[State, ...],
+    actions: tuple[Action, ...],
+    action: Action,
+    call_names: Mapping[str, frozenset[str]],
+) -> Expected:
+    """:func:`expect` for a forward action from a forward state."""
+    last = states[-1]
     if action.kind is ActionKind.BREAKPOINT and action.target is not None:
         targets = [n for n, text in enumerate(source.lines, start=1) if text == action.target]
         return Expected(

@@ -18,6 +18,9 @@ A :class:`StateWriter` walks the layout of a state token by token (see
   ``total = 0``, the line below it) and its locals as a diff; a call state shows a line where
   a frame starts; a breakpoint stops on its own line and shows the whole locals, as does a
   line state after a return or an exception;
+* at a line only the module's own code runs, a name the code alone fixes (``LIMIT = 2``,
+  ``def parse``: :mod:`.module_constants`) has that value wherever it is shown, and whole
+  locals do not close before every such name bound by an earlier top-level statement is shown;
 * a variable's name is a name the code mentions, not a keyword (or one of the markers, or
   ``.0``, the hidden argument of a comprehension's frame), shown once: a model cannot invent
   variables, and never starts a name that could only end as one already shown;
@@ -113,11 +116,13 @@ class JsonCursor:
         "diff",
         "done",
         "escape",
+        "fixed",
         "key",
         "keys",
         "mode",
         "names",
         "need_diff",
+        "required",
         "state",
         "tail",
         "utf8",
@@ -130,10 +135,16 @@ class JsonCursor:
         names: Names | None = None,
         need_diff: bool = False,
         before: Before | None = None,
+        fixed: Mapping[bytes, bytes] | None = None,
+        required: frozenset[bytes] = frozenset(),
     ) -> None:
         self.mode = mode  # "object" or "string"
         self.names = names  # the names a key may be (None: any)
         self.before = before  # in a diff: what it is a diff against (None: not known)
+        # names whose value the code fixes (as JSON string contents), and names whole locals
+        # must show before they close (:mod:`.module_constants`)
+        self.fixed = fixed or {}
+        self.required = required
         self.state = "start"
         self.buf = bytearray()  # the string being read (raw, escapes kept)
         self.key: bytes | None = None
@@ -178,7 +189,7 @@ class JsonCursor:
             ok = byte == 0x7B  # {
             self.state = "first"
         elif s == "first":  # after {: a name or }
-            if byte == 0x7D and not self.need_diff:
+            if byte == 0x7D and not self.need_diff and not self.required:
                 self.done = True
                 return True
             ok = byte == 0x22 and (self.names is None or self._name_left(b""))
@@ -205,7 +216,7 @@ class JsonCursor:
                 self.state = "after_value"
                 self.buf = bytearray()
         elif s == "after_value":
-            if byte == 0x7D:
+            if byte == 0x7D and (self.diff or self.required <= self.keys):
                 self.done = True
                 return True
             ok = byte == 0x2C and (self.names is None or self._name_left(b""))  # ,
@@ -238,6 +249,14 @@ class JsonCursor:
             return True
         if self.tail:
             return self._tail_byte(byte)
+        if self.state == "value" and self.key in self.fixed:  # a value the code fixes
+            want = self.fixed[self.key]  # type: ignore[index]
+            if byte == 0x22 and self.buf == want:
+                return self._close_string()
+            if not want.startswith(bytes(self.buf) + bytes([byte])):
+                return self._break()
+            self.buf.append(byte)
+            return True
         if self.state == "value" and self.key == _MARKER:  # the diff marker's value: ".."
             if byte == 0x22 and self.buf == _MARKER_VALUE:
                 return self._close_string()
@@ -351,15 +370,25 @@ class Before:
 
     def __init__(self, locals_: Mapping[str, str | None]) -> None:
         self.complete = MORE_VARIABLES_KEY not in locals_
-        self.values = {
-            name.encode(): json.dumps(value, ensure_ascii=False)[1:-1].encode()
-            for name, value in locals_.items()
-            if value is not None and not value.endswith(CUT_MARKER)
-        }
+        self.values = _json_texts(
+            {
+                name: value
+                for name, value in locals_.items()
+                if value is not None and not value.endswith(CUT_MARKER)
+            }
+        )
         self._names = frozenset(name.encode() for name in locals_)
 
     def may_unbind(self, name: bytes) -> bool:
         return not self.complete or name in self._names
+
+
+def _json_texts(values: Mapping[str, str]) -> dict[bytes, bytes]:
+    """Names and values as a locals object writes them: the values' JSON string contents."""
+    return {
+        name.encode(): json.dumps(value, ensure_ascii=False)[1:-1].encode()
+        for name, value in values.items()
+    }
 
 
 _LAYOUT = {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT}
@@ -668,12 +697,17 @@ class StateWriter:
                 frame = self.expected.call_names.get(self._written.decode(errors="replace"))
             names = self.source.names if frame is None else self.source.names.within(frame, hidden)
             before = self.expected.before if self.kind in LINE_KINDS else None
+            module = self.kind is StateKind.LINE  # the module's constants (forward line states)
             self._cursor = JsonCursor(
                 "object",
                 allow_diff=bool(arg) and diff is not False,
                 names=names,
                 need_diff=diff is True,
                 before=None if before is None else Before(before),
+                fixed=_json_texts(self.expected.fixed) if module else None,
+                required=frozenset(n.encode() for n in self.expected.required)
+                if module
+                else frozenset(),
             )
         elif kind == "string":
             self._cursor = JsonCursor("string")

@@ -53,6 +53,8 @@ class GrammarRequest:
                 "call_names": {k: sorted(v) for k, v in e.call_names.items()},
                 "unchanged": {k: sorted(v) for k, v in e.unchanged.items()},
                 "before": None if e.before is None else dict(e.before),
+                "fixed": dict(e.fixed),
+                "required": sorted(e.required),
             },
             separators=(",", ":"),
             ensure_ascii=False,
@@ -79,6 +81,8 @@ class GrammarRequest:
                 call_names={str(k): frozenset(map(str, v)) for k, v in data["call_names"].items()},
                 unchanged={str(k): frozenset(map(str, v)) for k, v in data["unchanged"].items()},
                 before=None if before is None else {str(k): v for k, v in before.items()},
+                fixed={str(k): str(v) for k, v in data.get("fixed", {}).items()},
+                required=frozenset(map(str, data.get("required", ()))),
             )
             return GrammarRequest(str(data["code"]), bool(data["inverse"]), expected, wanted)
         except GrammarRequestError:

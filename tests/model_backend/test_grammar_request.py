@@ -26,6 +26,8 @@ def test_a_request_reads_back_as_it_was_written() -> None:
         call_names={"def f(x):": frozenset({"x"})},
         unchanged={"    total = 0": frozenset({"x"})},
         before={"x": "1", "total": None},
+        fixed={"LIMIT": "2", "f": "<function f>"},
+        required=frozenset({"LIMIT"}),
     )
     request = GrammarRequest("def f(x):\n    total = 0\n", True, expected, 64)
     assert GrammarRequest.from_extra_args({XARG: request.to_json()}) == request

@@ -1,0 +1,137 @@
+"""Module-level names whose value the code alone fixes, and when they are bound.
+
+Why: at a script's module-level stops the debugger shows the module's globals, and a model that
+has only seen a function's frame (a breakpoint jump into it, then a return) must write them all
+again from nothing. Some of them need no prediction: ``LIMIT = 2`` at the top of a script is
+``2`` at every later stop, and ``def parse(...)`` is ``<function parse>``, as long as nothing
+else binds the name. The grammar then writes such a value instead of the model, and does not let
+a module's whole locals end before every name bound by an earlier top-level statement is shown.
+
+A name is a constant when, reading the code (never running it):
+
+* one top-level statement binds it, unconditionally (a direct child of the module, not inside
+  ``if``/``for``/``try``/``with``): ``NAME = literal`` (numbers, strings, bytes, booleans,
+  ``None``, tuples of them), an undecorated ``def NAME``, or an undecorated ``class NAME``
+  without keywords whose bases are ``object``, builtin exceptions or constant classes of the
+  module (no metaclass to change how the class is written);
+* no other instruction of the module binds or deletes it, and no function declares it
+  ``global``;
+* no code reaches frames or globals dynamically (``exec``, ``globals()``, ``sys._getframe``,
+  ...; :class:`.flow.LineFlow` finds these).
+
+Values are written by the tracer's own renderer, so they read as the training data does.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Callable, Iterable
+
+from neural_debugger.tracer.values import MAX_VARIABLES, render_value
+
+_LITERAL_TYPES = (int, float, complex, str, bytes, bool, type(None))
+_EXCEPTION_BASES = frozenset(
+    name
+    for name, value in vars(builtins).items()
+    if isinstance(value, type) and issubclass(value, BaseException)
+) | {"object"}
+
+
+def _immutable(value: object) -> bool:
+    if isinstance(value, tuple):
+        return all(_immutable(item) for item in value)
+    return isinstance(value, _LITERAL_TYPES)
+
+
+def _literal(node: ast.expr) -> tuple[bool, object]:
+    """Whether ``node`` is a literal of an immutable value, and the value."""
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False, None
+    return _immutable(value), value
+
+
+class ModuleConstants:
+    """The module's constant names, their values as the tracer writes them, and the top-level
+    statement that binds each (see the module docstring)."""
+
+    def __init__(
+        self,
+        code: str,
+        stores: Callable[[str], int] | None,
+        module_names: frozenset[str] | None,
+    ) -> None:
+        """``stores(name)``: how many instructions of the module's own code bind or delete
+        ``name``, or -1 where other code can (``global`` in a function); None: code reaches
+        frames or globals dynamically, so no name is constant. ``module_names``: every name the
+        module's frame can show (None: any)."""
+        self.values: dict[str, str] = {}
+        self._bound_by: dict[str, int] = {}  # name -> index of its top-level statement
+        self._spans: list[tuple[int, int]] = []  # each top-level statement's first, last line
+        self._complete = module_names is not None and len(module_names) <= MAX_VARIABLES
+        try:
+            tree = ast.parse(code)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            return
+        self._spans = [(s.lineno, s.end_lineno or s.lineno) for s in tree.body]
+        if stores is None:
+            return
+        classes: set[str] = set()
+        for index, statement in enumerate(tree.body):
+            found = self._constant(statement, classes)
+            if found is None:
+                continue
+            name, value = found
+            if name.startswith("__") and name.endswith("__"):
+                continue  # the tracer hides dunder names
+            if stores(name) != 1:
+                continue
+            self.values[name] = value
+            self._bound_by[name] = index
+            if isinstance(statement, ast.ClassDef):
+                classes.add(name)
+
+    @staticmethod
+    def _constant(statement: ast.stmt, classes: set[str]) -> tuple[str, str] | None:
+        """The name a top-level statement binds to a value the code fixes, and that value."""
+        if isinstance(statement, ast.Assign | ast.AnnAssign):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            if len(targets) != 1 or not isinstance(targets[0], ast.Name) or not statement.value:
+                return None
+            ok, value = _literal(statement.value)
+            return (targets[0].id, render_value(value)) if ok else None
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+            if statement.decorator_list:
+                return None
+            return statement.name, f"<function {statement.name}>"
+        if isinstance(statement, ast.ClassDef):
+            if statement.decorator_list or statement.keywords:
+                return None
+            for base in statement.bases:
+                if not isinstance(base, ast.Name):
+                    return None
+                if base.id not in _EXCEPTION_BASES and base.id not in classes:
+                    return None
+            return statement.name, f"<class '{statement.name}'>"
+        return None
+
+    def statement_of(self, line: int) -> int | None:
+        """The index of the top-level statement ``line`` belongs to (None: none)."""
+        for index, (first, last) in enumerate(self._spans):
+            if first <= line <= last:
+                return index
+        return None
+
+    def bound_at(self, lines: Iterable[int]) -> frozenset[str]:
+        """Constants certainly bound when the module's frame stands on any of ``lines``: those
+        of top-level statements before the earliest statement of them (empty where the module
+        may have more names than the tracer shows, or a line is outside every statement)."""
+        if not self._complete:
+            return frozenset()
+        indices = [self.statement_of(line) for line in lines]
+        if not indices or any(index is None for index in indices):
+            return frozenset()
+        first = min(index for index in indices if index is not None)
+        return frozenset(name for name, index in self._bound_by.items() if index < first)

@@ -1,0 +1,205 @@
+"""Module constants: what the code alone fixes about a script's globals, checked against real
+runs, and the grammar writing them where a model would have to guess."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from neural_debugger.model_backend.flow import Expected, LineFlow, expect
+from neural_debugger.model_backend.grammar import JsonCursor
+from neural_debugger.model_backend.local import LocalEngine
+from neural_debugger.model_backend.session import DebugSession, resume
+from neural_debugger.protocol import Action, ActionKind, State, StateKind
+from neural_debugger.protocol.source_map import SourceMap
+from neural_debugger.tracer.program import load_program
+from neural_debugger.tracer.run import trace
+
+SCRIPT = '''"""A script with constants."""
+import math
+
+LIMIT = 3
+NAME = 'alpha'
+RATE = -0.25
+PAIR = (1, "two", None)
+counter = 0
+label = "x"
+label = label + "y"
+
+
+class Temperature:
+    def __init__(self, c):
+        self.c = c
+
+
+class Odd(ValueError):
+    pass
+
+
+class Late(Odd):
+    pass
+
+
+def double(x):
+    global counter
+    counter += 1
+    return 2 * x
+
+
+def square(x):
+    return x * x
+
+
+def tagged(f):
+    return f
+
+
+@tagged
+def decorated():
+    return 1
+
+
+squares = [square(i) for i in range(LIMIT)]
+total = 0
+for s in squares:
+    total += double(s)
+t = Temperature(21.5)
+if total > 3:
+    extra = True
+print(NAME, total, math.pi > 3)
+'''
+CONSTANTS = {
+    "LIMIT": "3",
+    "NAME": "'alpha'",
+    "RATE": "-0.25",
+    "PAIR": "(1, 'two', None)",
+    "Temperature": "<class 'Temperature'>",
+    "Odd": "<class 'Odd'>",
+    "Late": "<class 'Late'>",
+    "double": "<function double>",
+    "square": "<function square>",
+    "tagged": "<function tagged>",
+}
+
+
+def test_the_constants_are_what_every_real_module_stop_shows(tmp_path: Path) -> None:
+    path = tmp_path / "script.py"
+    path.write_text(SCRIPT)
+    program = load_program(path)
+    flow = LineFlow(program.context)
+    constants = flow.module_constants
+    # counter (rebound through ``global``), label (bound twice), decorated (a wrapper may
+    # replace it) and squares (not a literal) are not constants
+    assert constants.values == CONSTANTS
+    stops = [e for e in trace(program).events if e.kind == "line" and e.depth == 0]
+    module_stops = [e for e in stops if flow.module_only(e.line)]
+    assert len(module_stops) >= 15
+    for event in module_stops:
+        for name, value in constants.values.items():
+            assert event.locals.get(name, value) == value, (event.line, name)
+        assert constants.bound_at([event.line]) <= set(event.locals), event.line
+    last = module_stops[-1]  # the print: every constant is bound by then
+    assert constants.bound_at([last.line]) == set(CONSTANTS)
+    # lines that other frames share (a class body, a comprehension) are not the module's alone
+    assert not flow.module_only(13) and not flow.module_only(44)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "LIMIT = 2\nglobals()['LIMIT'] = 5\n",  # reached through globals()
+        "LIMIT = 2\nexec('LIMIT = 5')\n",
+        "import sys\nLIMIT = 2\nsys._getframe().f_globals['LIMIT'] = 5\n",
+        "LIMIT = 2\nfor LIMIT in range(3):\n    pass\n",
+        "LIMIT = 2\ndel LIMIT\n",
+        "from enum import Enum\nclass Color(Enum):\n    RED = 1\n",  # a metaclass of its own
+        "class Meta(type):\n    pass\nclass Thing(metaclass=Meta):\n    pass\n",
+        "def f(:\n",  # does not compile
+    ],
+)
+def test_names_something_else_can_bind_are_not_constants(code: str) -> None:
+    values = LineFlow(code).module_constants.values
+    assert "LIMIT" not in values and "Color" not in values and "Thing" not in values
+
+
+def _breakpoint_expectation(code: str, line: int) -> Expected:
+    source = SourceMap(code)
+    start = State(kind=StateKind.LINE, src=source.lines[0], locals={})
+    target = Action(kind=ActionKind.BREAKPOINT, target=source.lines[line - 1])
+    return expect(LineFlow(code), source, (start,), (), target)
+
+
+def test_a_module_stop_fixes_the_constants_and_the_names_bound_before_it() -> None:
+    expected = _breakpoint_expectation(SCRIPT, 50)  # `print(NAME, ...)`
+    assert expected.fixed == CONSTANTS and expected.required == frozenset(CONSTANTS)
+    shown = {**CONSTANTS, "squares": "[0, 1, 4]", "total": "12", "t": "Temperature(c=21.5)"}
+    assert expected.allows(State(kind=StateKind.LINE, src=SCRIPT.split("\n")[49], locals=shown))
+    wrong = {**shown, "LIMIT": "4"}
+    assert not expected.allows(State(kind=StateKind.LINE, src=SCRIPT.split("\n")[49], locals=wrong))
+    short = {k: v for k, v in shown.items() if k != "NAME"}
+    assert not expected.allows(State(kind=StateKind.LINE, src=SCRIPT.split("\n")[49], locals=short))
+    # inside a function nothing is fixed: its frame has names of its own
+    inside = _breakpoint_expectation(SCRIPT, 33)  # `return x * x`
+    assert not inside.fixed and not inside.required
+
+
+GAME = """LIMIT = 2
+GREETING = 'hello'
+
+
+def shout(word):
+    loud = word.upper()
+    return loud + '!'
+
+
+def main():
+    said = shout(GREETING)
+    return said
+
+
+result = main()
+count = LIMIT + 1
+print(result, count)
+"""
+
+
+async def test_a_session_back_in_the_module_shows_its_constants(tmp_path: Path) -> None:
+    """A breakpoint jump into a function leaves the module's globals unseen; stepping out to
+    the module, the embedded model writes them again, and the grammar fixes the constants."""
+    path = tmp_path / "game.py"
+    path.write_text(GAME)
+    session = await DebugSession.open(load_program(path), LocalEngine(), breakpoint_steps=0)
+    await resume(session, {6})
+    over = Action(kind=ActionKind.STEP_OVER)
+    for _ in range(6):
+        stop = await session.step(over)
+        if stop.line == 16 or session.finished:
+            break
+    assert stop.line == 16 and stop.locals is not None, stop
+    for name in ("LIMIT", "GREETING", "shout", "main"):
+        assert (
+            stop.locals[name]
+            == {
+                "LIMIT": "2",
+                "GREETING": "'hello'",
+                "shout": "<function shout>",
+                "main": "<function main>",
+            }[name]
+        )
+
+
+def test_the_locals_object_writes_fixed_values_and_waits_for_required_names() -> None:
+    def whole(text: str) -> bool:
+        cursor = JsonCursor("object", fixed={b"LIMIT": b"2", b"NAME": b"'a\\\\n'"},
+                            required=frozenset({b"LIMIT"}))  # fmt: skip
+        return all(cursor.feed(b) for b in text.encode()) and cursor.done
+
+    assert whole('{"LIMIT": "2"}') and whole('{"x": "1", "LIMIT": "2", "NAME": "\'a\\\\n\'"}')
+    assert not whole('{"LIMIT": "3"}') and not whole('{"LIMIT": "22"}')
+    assert not whole("{}") and not whole('{"x": "1"}')  # closed before LIMIT was shown
+    assert not whole('{"LIMIT": "2", "NAME": "\'b\'"}')
+    diff = JsonCursor(
+        "object", need_diff=True, fixed={b"LIMIT": b"2"}, required=frozenset({b"LIMIT"})
+    )
+    assert all(diff.feed(b) for b in b'{"..": "..", "x": "1"}') and diff.done  # diffs need not
