@@ -34,7 +34,7 @@ from types import CodeType
 from typing import TypeVar
 
 from neural_debugger.model_backend.call_sites import CallSites
-from neural_debugger.model_backend.module_constants import ModuleConstants
+from neural_debugger.model_backend.module_constants import ModuleConstants, plain_classes
 from neural_debugger.protocol import Action, ActionKind, State, StateKind, standalone
 from neural_debugger.protocol.source_map import LineTracker, SourceMap
 from neural_debugger.protocol.tokens import DIFF_MARKER_KEY
@@ -87,6 +87,8 @@ class LineFlow:
         # the variables each code object's frame can show (None: any), and which code objects
         # have instructions on a line or start a frame on it
         self._names: list[frozenset[str] | None] = []
+        self._dynamic = False  # code that binds names no instruction stores (exec, locals())
+        self._with_heads: dict[int, set[int]] | None = None  # a line -> its enclosing withs
         self._on_line: dict[int, set[int]] = {}
         self._starting: dict[int, set[int]] = {}
         self._call_names: dict[str, frozenset[str]] | None = None
@@ -108,13 +110,29 @@ class LineFlow:
                 top = compile(code, "<context>", "exec", dont_inherit=True)
         except (SyntaxError, ValueError, OverflowError, RecursionError, MemoryError):
             return
+        self._plain_classes = plain_classes(ast.parse(code))
         units = [(unit, dis.Bytecode(unit)) for unit in _code_objects(top)]
         nonlocal_stores = _stored_from_inner_functions(units)
         for index, (unit, bytecode) in enumerate(units):
             self._read(unit, bytecode, index, nonlocal_stores)
         self._name_frames(units)
-        if all(names is not None for names in self._names):
+        if not self._dynamic:
             self._read_rebinding(units)
+
+    def enclosing_withs(self, lines: Iterable[int]) -> frozenset[int]:
+        """The lines of the ``with`` statements whose bodies hold any of ``lines``: a frame
+        that ends by an exception there calls each one's ``__exit__`` on its own line."""
+        if self._with_heads is None:
+            self._with_heads = {}
+            try:
+                tree = ast.parse(self.code)
+            except (SyntaxError, ValueError, MemoryError, RecursionError):
+                tree = None
+            for node in ast.walk(tree) if tree is not None else ():
+                if isinstance(node, ast.With | ast.AsyncWith) and node.body:
+                    for line in range(node.body[0].lineno, (node.end_lineno or 0) + 1):
+                        self._with_heads.setdefault(line, set()).add(node.lineno)
+        return frozenset(h for line in lines for h in self._with_heads.get(line, ()))
 
     def module_only(self, line: int) -> bool:
         """Whether only the module's own code has instructions on ``line``: its line events
@@ -287,7 +305,8 @@ class LineFlow:
         """A function's frame shows its own variables (arguments, locals, cells, free
         variables); a module's or a class body's, the names its code stores (a module's also
         those that functions store as globals). Code that can add names no instruction stores
-        (``from m import *``, ``exec``, ``locals()``, ...) may show any."""
+        (``from m import *``, ``exec``, ``locals()``, ...) may show any, and so may the body of
+        a class with a metaclass of its own (``Enum`` puts ``_generate_next_value_`` there)."""
         stored_globally = {
             ins.argval
             for _, bytecode in units
@@ -297,7 +316,11 @@ class LineFlow:
         for index, (unit, bytecode) in enumerate(units):
             instructions = list(bytecode)
             loaded = {ins.argval for ins in instructions if ins.opname.startswith("LOAD_")}
-            if loaded & _DYNAMIC or any(ins.opname == "IMPORT_STAR" for ins in instructions):
+            dynamic = loaded & _DYNAMIC or any(ins.opname == "IMPORT_STAR" for ins in instructions)
+            optimized = unit.co_flags & inspect.CO_OPTIMIZED
+            metaclass = index and not optimized and unit.co_firstlineno not in self._plain_classes
+            self._dynamic = self._dynamic or bool(dynamic)
+            if dynamic or metaclass:
                 self._names.append(None)
             elif unit.co_flags & inspect.CO_OPTIMIZED:
                 self._names.append(
@@ -719,7 +742,8 @@ def _expect_backward(
       :meth:`LineFlow.unchanged`);
     * from an ``inv_line_call``, stepping over its calls lands on the same line with the same
       variables: an empty diff;
-    * from a return, on the line it returned from, with the frame's whole locals;
+    * from a return, on the line it returned from (or, for an exception leaving a ``with``
+      block, on the line of a ``with`` around it), with the frame's whole locals;
     * from a callee's call, on the line that called it (or on an earlier call made from it),
       with the caller's whole locals.
     """
@@ -761,10 +785,15 @@ def _expect_backward(
         lines[StateKind.INV_LINE] = frozenset({last.src})
         return Expected(lines, diff=True, names=frozenset(), call_names=call_names)
     if last.kind is StateKind.INV_RETURN:
-        same = frozenset({last.src})
+        # the line it returned from, or, for an exception leaving a ``with`` block, the line
+        # of a ``with`` around it, where the context manager's ``__exit__`` ran last
+        same = frozenset({last.src}) | _texts(source, flow.enclosing_withs(here))
         for kind in (StateKind.INV_LINE, StateKind.INV_LINE_CALL, StateKind.INV_EXCEPTION):
             lines[kind] = same
-        return Expected(lines, diff=False, names=flow.names_at(here), call_names=call_names)
+        heads = flow.enclosing_withs(here)
+        return Expected(
+            lines, diff=False, names=flow.names_at([*here, *heads]), call_names=call_names
+        )
     if last.kind is StateKind.INV_CALL:
         callers = _caller_lines(source, states, actions)
         if callers:

@@ -31,11 +31,40 @@ from collections.abc import Callable, Iterable
 from neural_debugger.tracer.values import MAX_VARIABLES, render_value
 
 _LITERAL_TYPES = (int, float, complex, str, bytes, bool, type(None))
-_EXCEPTION_BASES = frozenset(
+# Bases a class can have and still be made by ``type`` (no metaclass of its own, which could
+# write another repr or put names of its own into the class body: ``Enum``'s
+# ``_generate_next_value_``).
+PLAIN_BASES = frozenset(
     name
     for name, value in vars(builtins).items()
     if isinstance(value, type) and issubclass(value, BaseException)
 ) | {"object"}
+
+
+def first_line(node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """Where a definition starts, its decorators included (its code object's first line)."""
+    return min([node.lineno, *(d.lineno for d in node.decorator_list)])
+
+
+def plain_classes(tree: ast.AST) -> frozenset[int]:
+    """The ``class`` statements (by :func:`first_line`) whose class ``type`` makes: no
+    keywords, and every base a builtin exception, ``object`` or such a class of the code
+    defined before it."""
+    plain: set[str] = set()
+    lines: set[int] = set()
+    classes = sorted(
+        (node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)),
+        key=lambda node: node.lineno,
+    )
+    for node in classes:
+        bases_plain = all(
+            isinstance(base, ast.Name) and (base.id in PLAIN_BASES or base.id in plain)
+            for base in node.bases
+        )
+        if bases_plain and not node.keywords:
+            plain.add(node.name)
+            lines.add(first_line(node))
+    return frozenset(lines)
 
 
 def _immutable(value: object) -> bool:
@@ -78,9 +107,9 @@ class ModuleConstants:
         self._spans = [(s.lineno, s.end_lineno or s.lineno) for s in tree.body]
         if stores is None:
             return
-        classes: set[str] = set()
+        plain = plain_classes(tree)
         for index, statement in enumerate(tree.body):
-            found = self._constant(statement, classes)
+            found = self._constant(statement, plain)
             if found is None:
                 continue
             name, value = found
@@ -90,11 +119,9 @@ class ModuleConstants:
                 continue
             self.values[name] = value
             self._bound_by[name] = index
-            if isinstance(statement, ast.ClassDef):
-                classes.add(name)
 
     @staticmethod
-    def _constant(statement: ast.stmt, classes: set[str]) -> tuple[str, str] | None:
+    def _constant(statement: ast.stmt, plain: frozenset[int]) -> tuple[str, str] | None:
         """The name a top-level statement binds to a value the code fixes, and that value."""
         if isinstance(statement, ast.Assign | ast.AnnAssign):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
@@ -107,13 +134,8 @@ class ModuleConstants:
                 return None
             return statement.name, f"<function {statement.name}>"
         if isinstance(statement, ast.ClassDef):
-            if statement.decorator_list or statement.keywords:
+            if statement.decorator_list or first_line(statement) not in plain:
                 return None
-            for base in statement.bases:
-                if not isinstance(base, ast.Name):
-                    return None
-                if base.id not in _EXCEPTION_BASES and base.id not in classes:
-                    return None
             return statement.name, f"<class '{statement.name}'>"
         return None
 

@@ -25,6 +25,7 @@ from neural_debugger.tracer.program import Program, load_program
 from neural_debugger.tracer.record import record
 from neural_debugger.training.data import TRACE_LIMITS, DataSpec, program_trajectories
 from neural_debugger.training.programs import generate_programs, package_programs
+from neural_debugger.training.programs.everyday import everyday_programs
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = load_program(ROOT / "examples" / "running_total.py", "running_total([3, 1, 2])")
@@ -320,6 +321,29 @@ def test_every_sampled_state_keeps_to_what_was_expected() -> None:
     assert unchanged > checked / 20  # steps whose diff may not show some variable
     assert {ActionKind.BREAKPOINT, ActionKind.STEP_INTO, ActionKind.STEP_RETURN} <= kinds
     assert {ActionKind.INV_STEP_INTO, ActionKind.INV_STEP_OVER, ActionKind.INV_STEP_CALL} <= kinds
+
+
+def test_every_sampled_state_of_everyday_scripts_keeps_to_what_was_expected() -> None:
+    """The same over scripts a user runs with F5: module constants, an ``Enum`` (whose class
+    body holds a name its code never stores), exceptions leaving ``with`` blocks (whose
+    ``__exit__`` runs on the ``with`` line before the frame returns)."""
+    spec = DataSpec(programs=80, seed=7, max_states=40)
+    rng = random.Random(7)
+    checked = module = 0
+    themes: set[str] = set()
+    for index, candidate in enumerate(everyday_programs(7, 80)[0]):
+        themes.add(candidate.origin)
+        for sampled in program_trajectories(candidate, index, spec, rng)[0]:
+            trajectory = parse_trajectory(sampled["text"])
+            source, flow = SourceMap(trajectory.code), LineFlow(trajectory.code)
+            states, actions = trajectory.states, trajectory.actions
+            for k in range(1, len(states)):
+                expected = expect(flow, source, states[:k], actions[: k - 1], actions[k - 1])
+                assert expected.allows(states[k]), (actions[k - 1], states[k], expected)
+                checked += 1
+                module += bool(expected.fixed)
+    assert {"everyday:todo_list", "everyday:with_blocks"} <= themes
+    assert checked > 1000 and module > 20
 
 
 def test_the_writer_forces_the_only_line_that_can_follow() -> None:
