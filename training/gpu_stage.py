@@ -185,13 +185,13 @@ def prepare(args: argparse.Namespace) -> int:
         shape = json.loads((resume / "config.json").read_text())
         if args.grow:
             try:
-                check_growth(ModelConfig.from_hf(shape), Shape.of_config(config))
+                check_growth(ModelConfig.from_hf(shape), Shape.of(config))
             except ValueError as err:
                 print(f"gpu-stage: error: {args.resume} cannot grow into {config.name}: {err}")
                 return 2
             print(
                 f"gpu-stage: note: {args.resume} grows into {config.name} "
-                f"({Shape.of_config(config)}) before the stage's first step"
+                f"({Shape.of(config)}) before the stage's first step"
             )
         elif (shape["hidden_size"], shape["num_hidden_layers"]) != (
             config.hidden_size,

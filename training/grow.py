@@ -65,16 +65,8 @@ class Shape:
     ffn: int
 
     @classmethod
-    def of_model(cls, config: ModelConfig) -> Shape:
-        return cls(
-            config.hidden_size,
-            config.num_hidden_layers,
-            config.num_attention_heads,
-            config.intermediate_size,
-        )
-
-    @classmethod
-    def of_config(cls, config: TrainConfig) -> Shape:
+    def of(cls, config: ModelConfig | TrainConfig) -> Shape:
+        """The shape of a model's config or of a training config (they name the sizes alike)."""
         return cls(
             config.hidden_size,
             config.num_hidden_layers,
@@ -88,7 +80,7 @@ class Shape:
 
 def check_growth(source: ModelConfig, target: Shape) -> None:
     """Refuse a target the source cannot grow into without changing what it computes."""
-    have = Shape.of_model(source)
+    have = Shape.of(source)
     if source.num_key_value_heads != source.num_attention_heads:
         raise ValueError("growing a model with grouped key/value heads is not supported")
     smaller = [
@@ -218,8 +210,8 @@ def growth_record(
 ) -> dict[str, object]:
     """What a run's record says of a growth (model card, later stages' records)."""
     return {
-        "from": asdict(Shape.of_model(before.config)),
-        "to": asdict(Shape.of_model(after.config)),
+        "from": asdict(Shape.of(before.config)),
+        "to": asdict(Shape.of(after.config)),
         "parameters_from": before.num_parameters(),
         "parameters_to": after.num_parameters(),
         "seed": seed,
@@ -278,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown config {args.config!r}; choose from {', '.join(CONFIGS)}")
     try:
         record = grow_folder(
-            args.source, args.out, Shape.of_config(CONFIGS[args.config]), args.seed, args.dtype
+            args.source, args.out, Shape.of(CONFIGS[args.config]), args.seed, args.dtype
         )
     except (ValueError, FileNotFoundError) as err:
         parser.error(str(err))

@@ -526,7 +526,7 @@ def train(
         model = load_pretrained(resume_from, dtype=torch.float32).train()
         state.earlier = earlier_stages(resume_from)
         shape = (model.config.hidden_size, model.config.num_hidden_layers)
-        if grow and Shape.of_model(model.config) != Shape.of_config(config):
+        if grow and Shape.of(model.config) != Shape.of(config):
             model, state.grown = grown_model(model, config, val_data, log)
         elif shape != (config.hidden_size, config.num_hidden_layers):
             log(
@@ -624,14 +624,14 @@ def grown_model(
 ) -> tuple[LlamaForCausalLM, dict[str, Any]]:
     """``model`` grown into ``config``'s shape, and the record of it, with how far the two
     models' logits are apart on the first validation row (float rounding only)."""
-    bigger = grow_model(model, Shape.of_config(config), config.seed).train()
+    bigger = grow_model(model, Shape.of(config), config.seed).train()
     record = growth_record(model, bigger, config.seed)
     ids = val_data.tokens[:1, : min(256, val_data.tokens.shape[1])]
     record["largest_logit_difference"] = largest_logit_difference(model, bigger, ids)
     bigger.train()
     log(
         f"grown: {record['parameters_from']:,} -> {record['parameters_to']:,} parameters "
-        f"({Shape.of_config(config)}); largest logit difference on a validation row "
+        f"({Shape.of(config)}); largest logit difference on a validation row "
         f"{record['largest_logit_difference']:.2e}"
     )
     return bigger, record

@@ -11,48 +11,28 @@ import os
 import shutil
 import subprocess
 import sys
-import tarfile
+from collections.abc import Callable
 from pathlib import Path
-
-import pytest
 
 from neural_debugger.evaluation import stage_check
 from neural_debugger.model_backend.local import load_model
 from neural_debugger.model_backend.tokenizer import load_tokenizer
-from neural_debugger.paths import cruxeval_path
 from neural_debugger.training import gpu_stage
-from neural_debugger.training.data import DataSpec, generate_data
 from neural_debugger.training.tokenizer import tokenizer_kind
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "models" / "ndb-small"
 
 
-@pytest.fixture(scope="module")
-def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = Path(tmp_path_factory.mktemp("stage-data"))
-    crux = cruxeval_path()
-    crux_path = str(crux) if crux.exists() else None
-    generate_data(DataSpec(programs=40, seed=11, max_states=8), root / "train", crux_path, 1)
-    generate_data(DataSpec(programs=12, seed=12, max_states=8), root / "heldout", crux_path, 1)
-    return root
-
-
 def prepare(kit: Path, *args: str) -> int:
     return gpu_stage.main(["--root", str(ROOT), "--kit", str(kit), "prepare", *args])
 
 
-def carried_kit(data: Path, kit: Path) -> Path:
-    """What `make device-data-kit` packs: train/ and heldout/ shards in data.tar.xz."""
-    kit.mkdir(parents=True)
-    with tarfile.open(kit / "data.tar.xz", "w:xz") as archive:
-        archive.add(data / "train", "train")
-        archive.add(data / "heldout", "heldout")
-    return kit
-
-
-def test_a_new_model_stage_runs_end_to_end(data: Path, tmp_path: Path) -> None:
-    kit = carried_kit(data, tmp_path / "kit")
+def test_a_new_model_stage_runs_end_to_end(
+    stage_data: Path, carried_kit: Callable[[Path], Path], tmp_path: Path
+) -> None:
+    data = stage_data
+    kit = carried_kit(tmp_path / "kit")
     argv = ["--root", str(ROOT), "--kit", str(kit), "prepare", "--config", "tiny"]
     argv += ["--minutes", "0.1"]
     argv += ["--stage-seconds", "200", "--tokenizer-data", str(data / "train")]

@@ -7,7 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
-import tarfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,12 +17,10 @@ from neural_debugger.evaluation import stage_check
 from neural_debugger.model_backend.llama import LlamaForCausalLM, ModelConfig, load_pretrained
 from neural_debugger.model_backend.local import LocalEngine, load_model
 from neural_debugger.model_backend.session import DebugSession
-from neural_debugger.paths import cruxeval_path
 from neural_debugger.protocol import Action, ActionKind
 from neural_debugger.tracer.program import load_program
 from neural_debugger.training import gpu_stage
 from neural_debugger.training.__main__ import main as ndb_training
-from neural_debugger.training.data import DataSpec, generate_data
 from neural_debugger.training.grow import (
     Shape,
     grow,
@@ -79,7 +77,7 @@ SMALL = ModelConfig(
 def test_a_grown_model_computes_what_it_grew_from(target: Shape) -> None:
     model = trained_looking(SMALL)
     grown = grow(model, target, seed=3)
-    assert Shape.of_model(grown.config) == target
+    assert Shape.of(grown.config) == target
     assert grown.num_parameters() > model.num_parameters()
     ids = torch.randint(0, SMALL.vocab_size, (2, 100), generator=torch.Generator().manual_seed(1))
     scale = model(ids).abs().max().item()
@@ -132,7 +130,7 @@ def test_training_moves_the_parts_growth_added() -> None:
 async def test_the_shipped_model_grown_to_gpu_21m_predicts_the_same_states(
     tmp_path: Path,
 ) -> None:
-    target = Shape.of_config(CONFIGS["gpu-21m"])
+    target = Shape.of(CONFIGS["gpu-21m"])
     record = grow_folder(SHIPPED, tmp_path / "grown", target)
     assert record["parameters_from"] == 12_194_688
     assert record["parameters_to"] == pytest.approx(20.7e6, rel=0.01)
@@ -153,20 +151,16 @@ async def test_the_shipped_model_grown_to_gpu_21m_predicts_the_same_states(
 
 
 @pytest.fixture(scope="module")
-def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = Path(tmp_path_factory.mktemp("grow-data"))
-    crux = cruxeval_path()
-    crux_path = str(crux) if crux.exists() else None
-    generate_data(DataSpec(programs=40, seed=21, max_states=8), root / "train", crux_path, 1)
-    generate_data(DataSpec(programs=12, seed=22, max_states=8), root / "heldout", crux_path, 1)
-    return root
-
-
-@pytest.fixture(scope="module")
-def tiny_model(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def tiny_model(stage_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny model folder as a stage leaves one: weights, tokenizer, run.json, no optimizer."""
     run = Path(tmp_path_factory.mktemp("tiny-run"))
-    train(config_by_name("tiny", max_steps=20), data / "train", data / "heldout", run, log=print)
+    train(
+        config_by_name("tiny", max_steps=20),
+        stage_data / "train",
+        stage_data / "heldout",
+        run,
+        log=print,
+    )
     folder = Path(tmp_path_factory.mktemp("tiny-model"))
     for file in run.iterdir():
         if file.is_file() and file.name != "training_state.pt":
@@ -175,12 +169,12 @@ def tiny_model(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_a_stage_grows_the_resumed_model_and_records_it(
-    data: Path, tiny_model: Path, tmp_path: Path
+    stage_data: Path, tiny_model: Path, tmp_path: Path
 ) -> None:
     said: list[str] = []
     config = config_by_name("tiny-wide", max_steps=6, eval_every=6)
     state = train(
-        config, data / "train", data / "heldout", tmp_path, resume_from=tiny_model,
+        config, stage_data / "train", stage_data / "heldout", tmp_path, resume_from=tiny_model,
         grow=True, log=said.append,
     )  # fmt: skip
     grown_line = next(line for line in said if line.startswith("grown:"))
@@ -188,44 +182,44 @@ def test_a_stage_grows_the_resumed_model_and_records_it(
     assert state.grown["largest_logit_difference"] < 1e-4
     assert state.grown["from"]["hidden"] == 64 and state.grown["to"]["hidden"] == 96
     model = load_pretrained(tmp_path)
-    assert Shape.of_model(model.config) == Shape.of_config(config)
+    assert Shape.of(model.config) == Shape.of(config)
     # the new layer (tiny's 2 -> 3: a copy after the first) has moved off zero
     assert model.model.layers[1].self_attn.o_proj.weight.float().abs().sum() > 0
     # the record and the card say so, and a later stage keeps it among the earlier ones
     assert json.loads((tmp_path / "run.json").read_text())["state"]["grown"]["seed"] == 0
-    card = render(tmp_path, [data], None, "a test machine", [])
+    card = render(tmp_path, [stage_data], None, "a test machine", [])
     assert "- Stage 2: config `tiny-wide`" in card
     assert f"grown from {state.grown['parameters_from']:,} to" in card
 
 
-def test_growing_needs_a_model_folder(data: Path, tiny_model: Path, tmp_path: Path, capsys) -> None:
-    argv = ["train", "--config", "tiny-wide", "--data", str(data), "--out", str(tmp_path)]
+def test_growing_needs_a_model_folder(
+    stage_data: Path, tiny_model: Path, tmp_path: Path, capsys
+) -> None:
+    argv = ["train", "--config", "tiny-wide", "--data", str(stage_data), "--out", str(tmp_path)]
     assert ndb_training([*argv, "--grow"]) == 2
     assert "--grow needs --resume" in capsys.readouterr().out
     config = config_by_name("tiny-wide", max_steps=2)
     with pytest.raises(ValueError, match="growing needs weights"):
-        train(config, data / "train", data / "heldout", tmp_path, grow=True)
+        train(config, stage_data / "train", stage_data / "heldout", tmp_path, grow=True)
     shutil.copytree(tiny_model, tmp_path / "run")
     (tmp_path / "run" / "training_state.pt").write_bytes(b"")
     with pytest.raises(ValueError, match="is a run folder"):
         train(
-            config, data / "train", data / "heldout", tmp_path / "out",
+            config, stage_data / "train", stage_data / "heldout", tmp_path / "out",
             resume_from=tmp_path / "run", grow=True,
         )  # fmt: skip
-    grow_folder(tiny_model, tmp_path / "wide", Shape.of_config(CONFIGS["tiny-wide"]))
+    grow_folder(tiny_model, tmp_path / "wide", Shape.of(CONFIGS["tiny-wide"]))
     with pytest.raises(ValueError, match="smaller shape"):
         train(
-            config_by_name("tiny", max_steps=1), data / "train", data / "heldout",
+            config_by_name("tiny", max_steps=1), stage_data / "train", stage_data / "heldout",
             tmp_path / "out", resume_from=tmp_path / "wide", grow=True,
         )  # fmt: skip
 
 
-def test_a_grown_stage_runs_end_to_end(data: Path, tiny_model: Path, tmp_path: Path) -> None:
-    kit = tmp_path / "kit"
-    kit.mkdir()
-    with tarfile.open(kit / "data.tar.xz", "w:xz") as archive:
-        archive.add(data / "train", "train")
-        archive.add(data / "heldout", "heldout")
+def test_a_grown_stage_runs_end_to_end(
+    stage_data: Path, tiny_model: Path, carried_kit: Callable[[Path], Path], tmp_path: Path
+) -> None:
+    kit = carried_kit(tmp_path / "kit")
     shutil.copytree(tiny_model, kit / "tiny")  # weights travel in the kit
     argv = ["--root", str(ROOT), "--kit", str(kit), "prepare", "--config", "tiny-wide"]
     argv += ["--resume", str(kit / "tiny"), "--grow", "--minutes", "0.1", "--stage-seconds", "200"]
@@ -244,7 +238,7 @@ def test_a_grown_stage_runs_end_to_end(data: Path, tiny_model: Path, tmp_path: P
     assert "train: config tiny-wide from " in run.stdout and ", grown for" in run.stdout
     assert "grown: " in run.stdout
     code = stage_check.main(
-        [str(out), "--kit", str(kit), "--data", str(data / "heldout"), "--out",
+        [str(out), "--kit", str(kit), "--data", str(stage_data / "heldout"), "--out",
          str(tmp_path / "check"), "--per-action", "1"]
     )  # fmt: skip
     assert code == 0
