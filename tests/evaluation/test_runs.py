@@ -69,7 +69,13 @@ def test_the_runs_file_holds_the_headline_set_on_every_item() -> None:
     }
     assert crux == {("output", "breakpoint"), ("output", "step_return"), ("input", "inv_step_call")}
     folders = {r.data for r in config.runs.values() if r.headline and r.task == "next-state"}
-    assert folders == {"heldout", "heldout-real", "heldout-packages", "heldout-drills"}
+    assert folders == {
+        "heldout",
+        "heldout-real",
+        "heldout-packages",
+        "heldout-drills",
+        "heldout-everyday",
+    }
     heads = [r for r in config.runs.values() if r.headline and r.task == "next-state"]
     assert all(r.flags.get("constrained") and not r.actions for r in heads)  # every action
 
