@@ -88,6 +88,8 @@ class LineFlow:
         # have instructions on a line or start a frame on it
         self._names: list[frozenset[str] | None] = []
         self._dynamic = False  # code that binds names no instruction stores (exec, locals())
+        self._tree: ast.Module | None = None  # the code's syntax tree, where it compiles
+        self._plain_classes: frozenset[int] = frozenset()
         self._with_heads: dict[int, set[int]] | None = None  # a line -> its enclosing withs
         self._on_line: dict[int, set[int]] = {}
         self._starting: dict[int, set[int]] = {}
@@ -110,7 +112,8 @@ class LineFlow:
                 top = compile(code, "<context>", "exec", dont_inherit=True)
         except (SyntaxError, ValueError, OverflowError, RecursionError, MemoryError):
             return
-        self._plain_classes = plain_classes(ast.parse(code))
+        tree = self._tree = ast.parse(code)  # it compiled, so it parses
+        self._plain_classes = plain_classes(tree)
         units = [(unit, dis.Bytecode(unit)) for unit in _code_objects(top)]
         nonlocal_stores = _stored_from_inner_functions(units)
         for index, (unit, bytecode) in enumerate(units):
@@ -124,11 +127,7 @@ class LineFlow:
         that ends by an exception there calls each one's ``__exit__`` on its own line."""
         if self._with_heads is None:
             self._with_heads = {}
-            try:
-                tree = ast.parse(self.code)
-            except (SyntaxError, ValueError, MemoryError, RecursionError):
-                tree = None
-            for node in ast.walk(tree) if tree is not None else ():
+            for node in ast.walk(self._tree) if self._tree is not None else ():
                 if isinstance(node, ast.With | ast.AsyncWith) and node.body:
                     for line in range(node.body[0].lineno, (node.end_lineno or 0) + 1):
                         self._with_heads.setdefault(line, set()).add(node.lineno)
@@ -144,7 +143,8 @@ class LineFlow:
         """The module's names whose value the code fixes (:mod:`.module_constants`)."""
         dynamic = self._rebound_anywhere is None
         stores = None if dynamic else (lambda name: self._name_stores.get(name, 0))
-        return ModuleConstants(self.code, stores, self._names[0] if self._names else None)
+        module_names = self._names[0] if self._names else None
+        return ModuleConstants(self._tree, self._plain_classes, stores, module_names)
 
     @functools.cached_property
     def call_sites(self) -> CallSites:
@@ -322,7 +322,7 @@ class LineFlow:
             self._dynamic = self._dynamic or bool(dynamic)
             if dynamic or metaclass:
                 self._names.append(None)
-            elif unit.co_flags & inspect.CO_OPTIMIZED:
+            elif optimized:
                 self._names.append(
                     frozenset(unit.co_varnames + unit.co_cellvars + unit.co_freevars)
                 )
@@ -787,10 +787,10 @@ def _expect_backward(
     if last.kind is StateKind.INV_RETURN:
         # the line it returned from, or, for an exception leaving a ``with`` block, the line
         # of a ``with`` around it, where the context manager's ``__exit__`` ran last
-        same = frozenset({last.src}) | _texts(source, flow.enclosing_withs(here))
+        heads = flow.enclosing_withs(here)
+        same = frozenset({last.src}) | _texts(source, heads)
         for kind in (StateKind.INV_LINE, StateKind.INV_LINE_CALL, StateKind.INV_EXCEPTION):
             lines[kind] = same
-        heads = flow.enclosing_withs(here)
         return Expected(
             lines, diff=False, names=flow.names_at([*here, *heads]), call_names=call_names
         )

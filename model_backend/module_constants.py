@@ -88,26 +88,26 @@ class ModuleConstants:
 
     def __init__(
         self,
-        code: str,
+        tree: ast.Module | None,
+        plain: frozenset[int],
         stores: Callable[[str], int] | None,
         module_names: frozenset[str] | None,
     ) -> None:
-        """``stores(name)``: how many instructions of the module's own code bind or delete
-        ``name``, or -1 where other code can (``global`` in a function); None: code reaches
-        frames or globals dynamically, so no name is constant. ``module_names``: every name the
-        module's frame can show (None: any)."""
+        """``tree``: the code's syntax tree (None: it does not compile, nothing is constant);
+        ``plain``: its classes ``type`` makes (:func:`plain_classes`). ``stores(name)``: how
+        many instructions of the module's own code bind or delete ``name``, or -1 where other
+        code can (``global`` in a function); None: code reaches frames or globals dynamically,
+        so no name is constant. ``module_names``: every name the module's frame can show
+        (None: any)."""
         self.values: dict[str, str] = {}
         self._bound_by: dict[str, int] = {}  # name -> index of its top-level statement
         self._spans: list[tuple[int, int]] = []  # each top-level statement's first, last line
         self._complete = module_names is not None and len(module_names) <= MAX_VARIABLES
-        try:
-            tree = ast.parse(code)
-        except (SyntaxError, ValueError, MemoryError, RecursionError):
+        if tree is None:
             return
         self._spans = [(s.lineno, s.end_lineno or s.lineno) for s in tree.body]
         if stores is None:
             return
-        plain = plain_classes(tree)
         for index, statement in enumerate(tree.body):
             found = self._constant(statement, plain)
             if found is None:

@@ -152,9 +152,9 @@ def build(out: Path) -> int:
     count = 0
     with tarfile.open(out, "w:xz") as archive, tempfile.TemporaryDirectory() as scratch:
         for path, name in kit_files():
+            count += 1
             if path.is_symlink() or ".so" not in path.name:
                 archive.add(path, arcname=name, recursive=False)
-                count += 1
                 continue
             source = stripped(path, Path(scratch))
             info = archive.gettarinfo(str(source), arcname=name)
@@ -163,7 +163,6 @@ def build(out: Path) -> int:
                 archive.addfile(info, f)
             if source != path:
                 source.unlink()
-            count += 1
     return count
 
 

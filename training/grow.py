@@ -206,15 +206,17 @@ def largest_logit_difference(a: LlamaForCausalLM, b: LlamaForCausalLM, ids: torc
 
 
 def growth_record(
-    before: LlamaForCausalLM, after: LlamaForCausalLM, seed: int
+    before: LlamaForCausalLM, after: LlamaForCausalLM, seed: int, ids: torch.Tensor
 ) -> dict[str, object]:
-    """What a run's record says of a growth (model card, later stages' records)."""
+    """What a run's record says of a growth (model card, later stages' records), with how far
+    the two models' logits are apart on ``ids`` (float rounding only)."""
     return {
         "from": asdict(Shape.of(before.config)),
         "to": asdict(Shape.of(after.config)),
         "parameters_from": before.num_parameters(),
         "parameters_to": after.num_parameters(),
         "seed": seed,
+        "largest_logit_difference": largest_logit_difference(before, after, ids),
     }
 
 
@@ -233,14 +235,13 @@ def grow_folder(
         if (source / name).exists():
             shutil.copy(source / name, out / name)
     save_pretrained(grown, out, dtype=getattr(torch, dtype))
-    record = growth_record(model, grown, seed)
     ids = torch.randint(
         0,
         model.config.vocab_size,
         (1, min(256, model.config.max_position_embeddings)),
         generator=torch.Generator().manual_seed(seed),
     )
-    record["largest_logit_difference"] = largest_logit_difference(model, load_pretrained(out), ids)
+    record = growth_record(model, load_pretrained(out), seed, ids)  # as saved, dtype and all
     run_path = source / "run.json"
     if run_path.exists():
         run = json.loads(run_path.read_text())

@@ -35,7 +35,7 @@ from neural_debugger.model_backend.tokenizer import PAD, load_tokenizer
 from neural_debugger.protocol.tokens import ACTION_SEP, FRAME_SEP, TRACE_END
 
 from .corpus import Corpus
-from .grow import Shape, growth_record, largest_logit_difference
+from .grow import Shape, growth_record
 from .grow import grow as grow_model
 from .shards import read_shards
 from .stream import ShardStream
@@ -624,10 +624,9 @@ def grown_model(
 ) -> tuple[LlamaForCausalLM, dict[str, Any]]:
     """``model`` grown into ``config``'s shape, and the record of it, with how far the two
     models' logits are apart on the first validation row (float rounding only)."""
-    bigger = grow_model(model, Shape.of(config), config.seed).train()
-    record = growth_record(model, bigger, config.seed)
+    bigger = grow_model(model, Shape.of(config), config.seed)
     ids = val_data.tokens[:1, : min(256, val_data.tokens.shape[1])]
-    record["largest_logit_difference"] = largest_logit_difference(model, bigger, ids)
+    record = growth_record(model, bigger, config.seed, ids)
     bigger.train()
     log(
         f"grown: {record['parameters_from']:,} -> {record['parameters_to']:,} parameters "

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import tarfile
 from collections.abc import Callable
 from pathlib import Path
@@ -10,6 +13,8 @@ import pytest
 
 from neural_debugger.paths import cruxeval_path
 from neural_debugger.training.data import DataSpec, generate_data
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -37,3 +42,20 @@ def carried_kit(stage_data: Path) -> Callable[[Path], Path]:
         return kit
 
     return make
+
+
+def run_stage_here(kit: Path, out: Path, work: Path) -> subprocess.CompletedProcess[str]:
+    """The lent machine's part of a stage, on this CPU: ``training/device_run.sh run`` with
+    ``kit`` as the carried folder and ``out`` standing in for ``$OUT``."""
+    env = {**os.environ, "OUT": str(out), "WORK": str(work), "KIT": str(kit)}
+    env |= {"PYTHON": sys.executable, "DEVICE": "cpu"}
+    return subprocess.run(
+        ["bash", "training/device_run.sh", "run"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+
+
+@pytest.fixture
+def run_stage() -> Callable[[Path, Path, Path], subprocess.CompletedProcess[str]]:
+    """:func:`run_stage_here`, for the tests that run a stage end to end."""
+    return run_stage_here

@@ -10,7 +10,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,7 +28,10 @@ def prepare(kit: Path, *args: str) -> int:
 
 
 def test_a_new_model_stage_runs_end_to_end(
-    stage_data: Path, carried_kit: Callable[[Path], Path], tmp_path: Path
+    stage_data: Path,
+    carried_kit: Callable[[Path], Path],
+    run_stage: Callable[..., subprocess.CompletedProcess[str]],
+    tmp_path: Path,
 ) -> None:
     data = stage_data
     kit = carried_kit(tmp_path / "kit")
@@ -43,12 +45,7 @@ def test_a_new_model_stage_runs_end_to_end(
     assert tokenizer_kind(load_tokenizer(Path(settings["TOKENIZER"]))) == "value"
 
     out, work = tmp_path / "out", tmp_path / "work"
-    env = {**os.environ, "OUT": str(out), "WORK": str(work), "KIT": str(kit)}
-    env |= {"PYTHON": sys.executable, "DEVICE": "cpu"}
-    run = subprocess.run(
-        ["bash", "training/device_run.sh", "run"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+    run = run_stage(kit, out, work)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "train: config tiny from scratch" in run.stdout
     returned = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -217,7 +215,11 @@ def test_growing_needs_a_model_folder(
 
 
 def test_a_grown_stage_runs_end_to_end(
-    stage_data: Path, tiny_model: Path, carried_kit: Callable[[Path], Path], tmp_path: Path
+    stage_data: Path,
+    tiny_model: Path,
+    carried_kit: Callable[[Path], Path],
+    run_stage: Callable[..., subprocess.CompletedProcess[str]],
+    tmp_path: Path,
 ) -> None:
     kit = carried_kit(tmp_path / "kit")
     shutil.copytree(tiny_model, kit / "tiny")  # weights travel in the kit
@@ -228,12 +230,7 @@ def test_a_grown_stage_runs_end_to_end(
     assert settings["GROW"] == "1" and settings["CONFIG"] == "tiny-wide"
 
     out, work = tmp_path / "out", tmp_path / "work"
-    env = {**os.environ, "OUT": str(out), "WORK": str(work), "KIT": str(kit)}
-    env |= {"PYTHON": sys.executable, "DEVICE": "cpu"}
-    run = subprocess.run(
-        ["bash", "training/device_run.sh", "run"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+    run = run_stage(kit, out, work)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "train: config tiny-wide from " in run.stdout and ", grown for" in run.stdout
     assert "grown: " in run.stdout
