@@ -44,6 +44,11 @@ def test_kit_holds_the_interpreter_its_suites_and_the_packages_the_data_step_imp
     assert f"{lib}/test/test_asyncio/__init__.py" not in names
     assert not any("/tkinter/" in n or "__pycache__" in n or "/config-3" in n for n in names)
     assert not any(n.startswith(f"{site}/torch/") for n in names)
+    # the packages' test folders travel only where a suite runs from them
+    assert f"{site}/sympy/utilities/tests/test_iterables.py" in names
+    assert f"{site}/networkx/utils/tests/test_misc.py" in names
+    assert not any(n.startswith(f"{site}/sympy/core/tests/") for n in names)
+    assert f"{site}/sympy/core/basic.py" in names
 
 
 def test_kit_distributions_are_closed_over_their_requirements() -> None:
