@@ -10,15 +10,22 @@ few lines.
 Before that, a cheap guard run with a plain ``sys.settrace`` hook stops any candidate whose
 values grow out of bounds (a string doubled in a loop, an int squared over and over), whose
 recursion goes deeper than 8 or that runs too long: those would make the real tracer slow or
-could exhaust memory inside a single line, which the tracer's limits cannot interrupt.
+could exhaust memory inside a single line, which the tracer's limits cannot interrupt. The
+guard run also lowers the process's address-space limit to what it maps plus
+``GUARD_MEMORY_BYTES``: one statement that builds a huge value (``list(range(n))`` with an ``n``
+of hundreds of millions) then fails at once with ``MemoryError`` instead of taking seconds and
+gigabytes before any line event could see it.
 """
 
 from __future__ import annotations
 
 import builtins
+import contextlib
 import io
+import resource
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any
@@ -38,6 +45,9 @@ _MAX_LEN = 500
 _MAX_INT_BITS = 256
 _GUARD_SECONDS = 0.5
 _SIZED = (str, list, dict, set, tuple, frozenset, bytes)
+# Address space a guard run may add: a drill needs a few MiB; a runaway value fails at this size
+# in well under a second (under a worker's own limit alone it took 17 s and 11 GB here).
+GUARD_MEMORY_BYTES = 256 * 2**20
 
 
 @dataclass(frozen=True)
@@ -85,7 +95,37 @@ class _Guard:
                     raise _Abort("value too large")
         elif event == "return":
             self.active[frame.f_code] -= 1
+        elif event == "exception" and issubclass(arg[0], MemoryError):  # type: ignore[index]
+            raise _Abort("value too large")  # even where the program catches it
         return self.local_trace
+
+
+def _mapped_bytes() -> int | None:
+    """The address space this process maps now (Linux), or None where it cannot be read."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+@contextlib.contextmanager
+def _address_space_cap(extra: int) -> Iterator[None]:
+    """Lower the soft address-space limit to the mapped size plus ``extra`` while the block
+    runs (never above a lower limit already set), then restore it."""
+    mapped = _mapped_bytes()
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = None if mapped is None else mapped + extra
+    if cap is not None and hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    if cap is None or (soft != resource.RLIM_INFINITY and soft <= cap):
+        yield
+        return
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 def guard_run(source: str, entry: str | None) -> str | None:
@@ -103,18 +143,21 @@ def guard_run(source: str, entry: str | None) -> str | None:
     saved = sys.stdout, sys.stderr, sys.gettrace()
     sys.stdout = sys.stderr = out
     try:
-        if entry is None:
-            sys.settrace(guard.global_trace)
-            exec(code, namespace)
-        else:
-            exec(code, namespace)
-            call = compile(entry, PROGRAM_PATH, "eval")
-            sys.settrace(guard.global_trace)
-            eval(call, namespace)
+        with _address_space_cap(GUARD_MEMORY_BYTES):
+            if entry is None:
+                sys.settrace(guard.global_trace)
+                exec(code, namespace)
+            else:
+                exec(code, namespace)
+                call = compile(entry, PROGRAM_PATH, "eval")
+                sys.settrace(guard.global_trace)
+                eval(call, namespace)
     except _Abort as abort:
         return str(abort)
     except RecursionError:
         return "recursion error"
+    except MemoryError:
+        return "value too large"
     except Exception:
         pass  # whether an error was meant is decided on the real trace
     finally:
