@@ -42,8 +42,8 @@
 #     the same function: training/grow.py)
 #   WAIT=540 (start, wait: seconds to watch before returning)
 #   STREAM_PROGRAMS=0 (>0: an `ndb data` run of that many programs (SEED, MIX) beside the trainer,
-#     GEN_WORKERS=7 processes at lowered priority; the trainer packs its shards as they close
-#     in PACK_WORKERS=7 processes and keeps STREAM_ROWS=4000000 rows at most, oldest replaced;
+#     GEN_WORKERS=8 processes at lowered priority; the trainer packs its shards as they close
+#     in PACK_WORKERS=6 processes and keeps STREAM_ROWS=4000000 rows at most, oldest replaced;
 #     the carried data's exclude/ shards name programs it must leave out (held-out, evaluation))
 #   WORK=/tmp/ndb   OUT=$OUT (the folder that comes back; model files go to $OUT/model)
 #   KIT=.carry   PYTHON=python3 (trains)   DATA_PYTHON (makes data; default: the kit's Python)
@@ -78,8 +78,8 @@ GROW=${GROW:-0}
 STEPS=${STEPS:-100000}
 WAIT=${WAIT:-540}
 STREAM_PROGRAMS=${STREAM_PROGRAMS:-0}
-GEN_WORKERS=${GEN_WORKERS:-7}
-PACK_WORKERS=${PACK_WORKERS:-7}
+GEN_WORKERS=${GEN_WORKERS:-8}
+PACK_WORKERS=${PACK_WORKERS:-6}
 STREAM_ROWS=${STREAM_ROWS:-4000000}
 CONFIG=${CONFIG:-gpu-21m}
 MINUTES=${MINUTES:-4}

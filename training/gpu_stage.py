@@ -47,6 +47,24 @@ STAGE_SECONDS = 540  # one command: 9 minutes, start-up of the command included
 SETUP_SECONDS = 45
 COLLECT_SECONDS = 60
 TOKENIZER_DOCUMENTS = 60_000  # trajectories a new model's tokenizer is trained on
+# The data made beside the trainer (``ndb data --stream``). Stage 6 asked for 100,000 programs;
+# its 7 generation workers made them in about 5 of its 10.5 minutes (330 programs a second),
+# and from step 3,500 on the trainer drew only the rows it already held: its training loss kept
+# falling while its validation loss rose from that very step. A stream now asks for what twice
+# that rate makes in the time box; the stage stops it with the trainer.
+STREAM_PROGRAMS_PER_SECOND = 660
+# Generation and packing workers on the device's 16 cores, the trainer and the data run's main
+# process keeping one each. Making a trajectory costs about 2.3 times what packing it does
+# (``python -m neural_debugger.evaluation.bench_stream``; stream_bench.json), so 8 and 6 keep
+# the packers ahead of the makers with a quarter to spare; stage 6's 7 and 8 idled packers.
+GEN_WORKERS = 8
+PACK_WORKERS = 6
+
+
+def stream_programs(minutes: float) -> int:
+    """Programs a stream of a ``minutes`` time box asks for (rounded up to 10,000)."""
+    wanted = minutes * 60 * STREAM_PROGRAMS_PER_SECOND
+    return int(-(-wanted // 10_000) * 10_000)
 
 
 @dataclass(frozen=True)
@@ -226,10 +244,10 @@ def prepare(args: argparse.Namespace) -> int:
         "STEPS": "1000000",  # the time box ends the stage; the WSD schedule follows the clock
         "SEED": str(args.seed if args.seed is not None else 20_000 + 1_000 * stage),
         "MIX": args.mix,
-        "STREAM_PROGRAMS": str(args.stream_programs if streaming else 0),
+        "STREAM_PROGRAMS": str((args.stream_programs or stream_programs(args.minutes)) * streaming),
         "STREAM_ROWS": str(args.stream_rows),
-        "GEN_WORKERS": "7",
-        "PACK_WORKERS": "8",
+        "GEN_WORKERS": str(GEN_WORKERS),
+        "PACK_WORKERS": str(PACK_WORKERS),
     }
     (kit / "stage.env").write_text(stage_env(settings))
     shards = len(list(resume.glob("model*.safetensors"))) if args.resume and not args.grow else None
@@ -291,7 +309,12 @@ def main(argv: list[str] | None = None) -> int:
         default="",
         help="what `ndb data --mix` takes, for data made there (default: training/mix.toml)",
     )
-    prep.add_argument("--stream-programs", type=int, default=100_000)
+    prep.add_argument(
+        "--stream-programs",
+        type=int,
+        default=None,
+        help="programs the stream asks for (default: what fits the time box, stream_programs)",
+    )
     prep.add_argument("--stream-rows", type=int, default=250_000)
     commands.add_parser("size", help="print what would travel")
     args = parser.parse_args(argv)

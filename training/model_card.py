@@ -66,6 +66,12 @@ def _streamed(state: dict[str, Any]) -> list[str]:
             f"programs made (origins {json.dumps(made.get('origins', {}))}); dropped as CruxEval "
             f"matches: {made.get('dropped_cruxeval', 0)}, as held-out or evaluation programs: "
             f"{made.get('dropped_seen', 0):,}"
+            + (
+                f"; the data run ended at step {streamed['dry_from_step']:,}, after which the "
+                "stage drew only rows it already held"
+                if "dry_from_step" in streamed
+                else ""
+            )
         )
     return lines
 

@@ -119,6 +119,16 @@ class ShardStream:
                 self.failures.append(f"{type(error).__name__}: {error}")
         return packed
 
+    @property
+    def drained(self) -> bool:
+        """The data run has ended and every shard it closed is packed and handed over: no
+        fresh rows come from here on (the trainer then draws only the rows it holds)."""
+        return (
+            bool(self.generator.get("complete"))
+            and self.submitted >= int(self.generator.get("complete_shards", 0))
+            and not self._pending
+        )
+
     def close(self) -> None:
         """Stop packing; shards still queued are dropped."""
         if self._pool is not None:

@@ -660,6 +660,10 @@ def take_stream(feed: ShardStream, corpus: Corpus, state: RunState, log=print) -
             f"({state.streamed['rows']:,} rows); corpus {corpus.filled:,}/{corpus.capacity:,} "
             f"rows, {corpus.overwritten:,} overwritten"
         )
+    if feed.drained and "dry_from_step" not in state.streamed:
+        # said once: from here the run repeats the rows it holds (stage 6 overfit from here)
+        state.streamed["dry_from_step"] = state.step
+        log(f"stream: the data run has ended; no fresh rows after step {state.step}")
 
 
 def checkpoint(model, optimizer, state: RunState, config: TrainConfig, out_dir: Path) -> None:

@@ -106,6 +106,23 @@ def test_a_time_box_the_command_cannot_hold_is_refused(tmp_path: Path, capsys) -
     assert gpu_stage.read_stage_env(kit / "stage.env")["MINUTES"] == "7"
 
 
+def test_a_stream_asks_for_enough_programs_to_last_the_time_box(tmp_path: Path) -> None:
+    kit = tmp_path / "kit"
+    kit.mkdir()
+    (kit / "python.tar.xz").write_bytes(b"")  # the data Python: data is made there
+    for minutes, wanted in (("7", 280_000), ("10.5", 420_000)):
+        argv = ["--resume", str(SHIPPED), "--minutes", minutes, "--stage-seconds", "900"]
+        assert prepare(kit, *argv) == 0
+        settings = gpu_stage.read_stage_env(kit / "stage.env")
+        assert int(settings["STREAM_PROGRAMS"]) == wanted
+        # twice stage 6's rate over the whole box: it ran dry at half its 10.5 minutes
+        assert wanted >= 2 * 330 * 60 * float(minutes)
+        workers = int(settings["GEN_WORKERS"]) + int(settings["PACK_WORKERS"])
+        assert workers <= 14  # the trainer and the data run's main process keep a core each
+    assert prepare(kit, "--resume", str(SHIPPED), "--stream-programs", "5000") == 0
+    assert gpu_stage.read_stage_env(kit / "stage.env")["STREAM_PROGRAMS"] == "5000"
+
+
 def test_a_stage_over_the_carry_limit_is_refused(tmp_path: Path, capsys) -> None:
     kit = tmp_path / "kit"
     kit.mkdir()

@@ -86,6 +86,7 @@ def test_the_stream_packs_every_closed_shard_like_the_trainer_does(small_shards:
     tokenizer = load_tokenizer(SHIPPED)
     pad = tokenizer.token_to_id(PAD)
     stream = ShardStream(small_shards, tokenizer, 256, pad, workers=2, seed=5)
+    assert not stream.drained  # nothing read yet
     try:
         parts = []
         deadline = time.monotonic() + 120
@@ -97,6 +98,7 @@ def test_the_stream_packs_every_closed_shard_like_the_trainer_does(small_shards:
         stream.close()
     assert len(parts) == closed and not stream.failures
     assert stream.generator["complete"] is True
+    assert stream.drained  # the data run is complete and every shard handed over
     texts = [record["text"] for record in read_shards(small_shards)]
     whole = _pack_serial(texts, tokenizer, 256, 0, pad)
     assert sum(part.documents for part in parts) == whole.documents
