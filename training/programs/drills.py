@@ -658,6 +658,162 @@ def _while_loops(rng: random.Random) -> Drill:
     return Drill(_define(name, [param], body), f"{name}({arg})")
 
 
+_CHAR_TESTS = ("{c}.isdigit()", "{c}.isupper()", "{c}.islower()", "{c}.isalpha()",
+               "{c} in 'aeiou'", "{c} == ' '", "{c}.isspace()", "{c} in {punct!r}",
+               "{i} % 2 == 0", "{i} < {k}", "{i} >= len({s}) - {k}",
+               "{c} not in {out}")  # fmt: skip
+_CHAR_EDITS = ("{out} += {c}.upper()", "{out} += {c}.lower()", "{out} += {c} * 2",
+               "{out} += {c}.swapcase()", "{out} += str({i})", "{out} += {fill!r}",
+               "{out} = {c} + {out}", "{out} += chr(ord({c}) + 1)", "continue",
+               "{out} += {s}[-{i} - 1]")  # fmt: skip
+_CHAR_TAILS = ("return {out}", "return {out}, len({out})", "return {out}[::-1]",
+               "return {out}.strip()", "return {out} if {out} else {s}")  # fmt: skip
+
+
+def _char_build(rng: random.Random) -> Drill:
+    """A new string built one character at a time, each branch editing it differently."""
+    n = Names(rng)
+    s, out = n.pick("text", "s", "word", "line"), n.pick("out", "result", "res", "new")
+    c, i = n.pick("ch", "c", "char", "letter"), n.pick("i", "idx", "pos")
+    fields = {"s": s, "out": out, "c": c, "i": i, "k": rng.randint(1, 4),
+              "punct": rng.choice((".,!?", "-_", ",;:")),
+              "fill": rng.choice(values.FILL_CHARS)}  # fmt: skip
+    indexed = rng.random() < 0.6
+    head = f"for {i}, {c} in enumerate({s}):" if indexed else f"for {c} in {s}:"
+    tests = [t for t in _CHAR_TESTS if indexed or "{i}" not in t]
+    edits = [e for e in _CHAR_EDITS if indexed or "{i}" not in e]
+    body = [f"{out} = {rng.choice(('', '', '#'))!r}", head]
+    for k, test in enumerate(rng.sample(tests, rng.randint(1, 3))):
+        body += [f"    {'if' if k == 0 else 'elif'} {test.format(**fields)}:",
+                 f"        {rng.choice(edits).format(**fields)}"]  # fmt: skip
+    if rng.random() < 0.6:
+        body += ["    else:", f"        {out} += {c}"]
+    body.append(rng.choice(_CHAR_TAILS).format(**fields))
+    name = rng.choice(("transform", "encode", "rewrite", "mangle", "convert", "process"))
+    arg = rng.choice((values.text(rng), values.word(rng), rng.choice(values.NUMERIC_TEXTS)))
+    return Drill(_define(name, [s], body), f"{name}({values.lit(arg)})")
+
+
+def _list_edit(rng: random.Random) -> Drill:
+    """A list changed in place inside a loop: insert, pop, remove, swaps and slice writes."""
+    n = Names(rng)
+    xs, x = n.pick("items", "values", "nums", "data", "arr"), n.pick("x", "v", "item")
+    shape = rng.randrange(6)
+    t = rng.choice((0, 1, 2, 3, 5, -1))
+    arg: list = values.ints(rng, 0, 8)
+    if shape == 0:
+        body = [f"while {t} in {xs}:", f"    {xs}.remove({t})", f"return {xs}"]
+    elif shape == 1:
+        test = rng.choice((f"{xs}[i] < {t}", f"{xs}[i] > {t}", f"{xs}[i] == {t}",
+                           f"{xs}[i] % 2 == 0"))  # fmt: skip
+        edit = rng.choice((f"{xs}.pop(i)", f"{xs}.insert(i, {xs}[i])", f"del {xs}[i]"))
+        body = [f"for i in range(len({xs}) - 1, -1, -1):", f"    if {test}:", f"        {edit}",
+                f"return {xs}"]  # fmt: skip
+    elif shape == 2:
+        body = [f"for i in range(0, len({xs}) - 1, 2):",
+                f"    {xs}[i], {xs}[i + 1] = {xs}[i + 1], {xs}[i]", f"return {xs}"]  # fmt: skip
+        arg = arg if rng.random() < 0.5 else values.words(rng)
+    elif shape == 3:
+        where = rng.choice(("", "0", "-1", "1"))
+        body = ["taken = []", f"while len({xs}) > {rng.randint(0, 3)}:",
+                f"    taken.append({xs}.pop({where}))", f"return taken, {xs}"]  # fmt: skip
+        if rng.random() < 0.5:
+            body.insert(1, f"{xs}.{rng.choice(('sort()', 'reverse()', 'sort(reverse=True)'))}")
+        arg = arg if rng.random() < 0.5 else values.words(rng)
+    elif shape == 4:
+        a, b = rng.randint(0, 2), rng.randint(1, 4)
+        new = rng.choice(("[]", f"[{t}]", f"{xs}[{a}:{b}][::-1]"))
+        body = [f"{xs}[{a}:{b}] = {new}", f"{xs}.extend({xs}[:{rng.randint(1, 2)}])",
+                f"{xs}.insert({rng.randint(-2, 3)}, {t})", f"return {xs}"]  # fmt: skip
+    else:
+        where = rng.choice(("0", "len(out)", "len(out) // 2"))
+        body = ["out = []", f"for {x} in {xs}:", f"    if {x} in out:", "        continue",
+                f"    out.insert({where}, {x})", "return out"]  # fmt: skip
+        arg = arg if rng.random() < 0.5 else values.words(rng)
+    name = rng.choice(("edit", "reshape", "clean", "shuffle_pairs", "drain", "rework"))
+    return Drill(_define(name, [xs], body), f"{name}({values.lit(arg)})")
+
+
+_ORDERS = ("kv[1]", "-kv[1]", "kv[0]", "(kv[1], kv[0])")
+
+
+def _dict_edit(rng: random.Random) -> Drill:
+    """A dict read and changed the ways code does: update, pop, setdefault, inversion, order."""
+    n = Names(rng)
+    d = n.pick("stock", "scores", "table", "ages", "counts", "prices")
+    k, v = n.pick("key", "k", "name"), n.pick("value", "v", "amount")
+    shape = rng.randrange(6)
+    missing = rng.choice(values.ITEMS)
+    if shape == 0:
+        default = rng.choice(("None", "0", repr("none")))
+        body = [f"{d}.update({values.lit(values.counts(rng, 0, 3))})",
+                f"removed = {d}.pop({missing!r}, {default})",
+                f"return {d}, removed, len({d})"]  # fmt: skip
+    elif shape == 1:
+        test = f"{d}[{k}] {rng.choice(('<', '>', '=='))} {rng.randint(0, 10)}"
+        body = [f"for {k} in list({d}):", f"    if {test}:", f"        del {d}[{k}]",
+                f"return {d}"]  # fmt: skip
+    elif shape == 2:
+        result = rng.choice(("inverted", "sorted(inverted.items())", "max(inverted, default=-1)"))
+        body = ["inverted = {}", f"for {k}, {v} in {d}.items():",
+                f"    inverted.setdefault({v}, []).append({k})", f"return {result}"]  # fmt: skip
+    elif shape == 3:
+        pick = rng.choice(("0", "-1", ":2"))
+        body = [f"pairs = sorted({d}.items(), key=lambda kv: {rng.choice(_ORDERS)})",
+                "firsts = [p[0] for p in pairs[:2]]",
+                f"return firsts, list({d})[{pick}] if {d} else None"]  # fmt: skip
+    elif shape == 4:
+        body = [f"{d}[{missing!r}] = {d}.get({missing!r}, 0) + {rng.randint(1, 5)}",
+                f"{d}.setdefault({rng.choice(values.ITEMS)!r}, {rng.randint(0, 3)})",
+                f"last = {d}.popitem()", f"return {d}, last"]  # fmt: skip
+    else:
+        body = [f"total = sum({d}.values())", "shares = {}", f"for {k} in sorted({d}):",
+                f"    shares[{k}] = round({d}[{k}] / total, 2) if total else 0",
+                "return shares"]  # fmt: skip
+    name = rng.choice(("adjust", "restock", "summarize", "invert", "prune", "rank"))
+    return Drill(_define(name, [d], body), f"{name}({values.lit(values.counts(rng, 0, 5))})")
+
+
+_WINDOW_RESULTS = ("sum(window)", "max(window)", "window[::-1]", "len(set(window))")
+_PAIR_RESULTS = ("a * b", "a - b", "(a, b)", "a > b")
+
+
+def _index_pairs(rng: random.Random) -> Drill:
+    """Nested loops over positions, with ``break`` and ``continue``: pairs, windows, runs."""
+    n = Names(rng)
+    xs = n.pick("nums", "values", "items", "letters")
+    shape = rng.randrange(4)
+    arg: list = values.ints(rng, 0, 6)
+    if shape == 0:
+        body = ["found = []", f"for i in range(len({xs})):",
+                f"    for j in range(i + 1, len({xs})):",
+                f"        if {xs}[i] + {xs}[j] == {rng.randint(0, 12)}:",
+                "            found.append((i, j))",
+                f"            {rng.choice(('break', 'continue'))}", "return found"]  # fmt: skip
+    elif shape == 1:
+        w = rng.randint(1, 3)
+        body = ["out = []", f"for i in range(len({xs}) - {w} + 1):",
+                f"    window = {xs}[i:i + {w}]", f"    out.append({rng.choice(_WINDOW_RESULTS)})",
+                "return out"]  # fmt: skip
+    elif shape == 2:
+        body = ["runs, count = [], 1", f"for i in range(1, len({xs})):",
+                f"    if {xs}[i] == {xs}[i - 1]:", "        count += 1", "    else:",
+                f"        runs.append(({xs}[i - 1], count))", "        count = 1",
+                f"if {xs}:", f"    runs.append(({xs}[-1], count))", "return runs"]  # fmt: skip
+        if rng.random() < 0.5:
+            arg = list(values.word(rng))
+        else:
+            arg = [rng.choice((1, 2, 2)) for _ in range(rng.randint(0, 6))]
+    else:
+        body = ["grid = []", f"for i, a in enumerate({xs}):", "    row = []",
+                f"    for j, b in enumerate({xs}):", "        if i == j:", "            continue",
+                f"        row.append({rng.choice(_PAIR_RESULTS)})", "    grid.append(row)",
+                "return grid"]  # fmt: skip
+        arg = values.ints(rng, 0, 3)
+    name = rng.choice(("pairs", "windows", "runs", "table", "scan_pairs"))
+    return Drill(_define(name, [xs], body), f"{name}({values.lit(arg)})")
+
+
 def _families() -> tuple[Family, ...]:
     generic = [Family(f"{owner}.steps", _steps(owner)) for owner in OWNERS]
     generic += [Family(f"{owner}.each", _each(owner)) for owner in OWNERS]
@@ -681,6 +837,10 @@ def _families() -> tuple[Family, ...]:
         Family("loops.while_scan", _while_loops),
         Family("idiom.caught_error", _caught_error),
         Family("idiom.expected_error", _expected_error, expect_error=True),
+        Family("idiom.char_build", _char_build),
+        Family("idiom.list_edit", _list_edit),
+        Family("idiom.dict_edit", _dict_edit),
+        Family("loops.index_pairs", _index_pairs),
     ]
     return (*generic, *handwritten)
 
