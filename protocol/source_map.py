@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
@@ -45,6 +46,30 @@ class Scope:
     header: int  # the def / class line
     end: int
     name: str
+
+
+# Expressions that run in a frame of their own: generator expressions always; list, set and dict
+# comprehensions before Python 3.12, which inlines them (PEP 709).
+_FRAMED: tuple[type[ast.AST], ...] = (
+    (ast.GeneratorExp,)
+    if sys.version_info >= (3, 12)
+    else (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
+)
+
+
+def _framed_calls(tree: ast.AST) -> set[tuple[int, str]]:
+    """(line, name) of each call by name made inside a comprehension that has its own frame:
+    a function called there runs one frame deeper than the line's own frame."""
+    found: set[tuple[int, str]] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, _FRAMED):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Call):
+                    func = inner.func
+                    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+                    if name:
+                        found.add((inner.lineno, name))
+    return found
 
 
 class SourceMap:
@@ -71,6 +96,7 @@ class SourceMap:
         self.scopes.sort(key=lambda s: (s.start, -s.end))
         self.scope_starts = {s.start: s for s in self.scopes}
         self._calls: dict[Scope | None, dict[Scope, list[int]]] = {}
+        self._framed_calls = _framed_calls(tree) if tree is not None else set()
 
     def scope_of(self, line: int) -> Scope | None:
         """The innermost function or class whose body holds ``line`` (None: module level).
@@ -101,8 +127,36 @@ class SourceMap:
             for target in self.scopes:
                 if re.search(rf"\b{re.escape(target.name)}\s*\(", text):
                     found.setdefault(target, []).append(number)
+                    init = self._initializer(target)
+                    if init is not None:  # calling a class runs its __init__
+                        found.setdefault(init, []).append(number)
         self._calls[scope] = found
         return found
+
+    def called_in_comprehension(self, line: int, target: Scope) -> bool:
+        """Whether ``line`` calls ``target`` (a class, for its ``__init__``) from inside a
+        comprehension with a frame of its own."""
+        names = {target.name}
+        if target.name == "__init__":
+            owner = self.scope_of(target.header)
+            if owner is not None:
+                names.add(owner.name)
+        return any((line, name) in self._framed_calls for name in names)
+
+    def _initializer(self, scope: Scope) -> Scope | None:
+        """The ``__init__`` defined directly in ``scope`` when it is a class, else None."""
+        if not self.lines[scope.header - 1].lstrip().startswith("class "):
+            return None
+        return next(
+            (
+                s
+                for s in self.scopes
+                if s.name == "__init__"
+                and scope.header < s.header <= scope.end
+                and self.scope_of(s.header) == scope
+            ),
+            None,
+        )
 
     def candidates(self, src: str) -> list[int]:
         exact = self.by_text.get(src)
@@ -271,29 +325,55 @@ class LineTracker:
             path = self._call_path(caller.scope, callee, caller.line)
             if path:  # the frames above it cannot reach the callee: they have returned
                 del self.stack[depth + 1 :]
-                caller.line = path[0]
-                for line in path[1:]:
-                    self.stack.append(Frame(self._scope(line), line))
+                caller.line = path[0][0]
+                for k, (line, target) in enumerate(path):
+                    if self.source.called_in_comprehension(line, target):
+                        self.stack.append(Frame(self._scope(line), line, named=False))
+                    if k + 1 < len(path):
+                        following = path[k + 1][0]
+                        self.stack.append(Frame(self._scope(following), following))
                 return
 
-    def _call_path(self, start: Scope | None, callee: Scope, near: int) -> list[int]:
-        """Call lines from ``start`` to ``callee``, breadth first, at most four calls deep."""
-        frontier: list[tuple[Scope | None, list[int]]] = [(start, [])]
-        seen = {start}
-        for _ in range(4):
-            following: list[tuple[Scope | None, list[int]]] = []
+    def _call_path(self, start: Scope | None, callee: Scope, near: int) -> list[tuple[int, Scope]]:
+        """Call lines from ``start`` to ``callee``, at most four calls deep. The caller's own
+        call is its first line at or after ``near`` (else its first line: a loop went round)
+        that reaches the callee, directly or not: the run goes on from where the caller
+        stood, so that is the call the breakpoint stops in first. Below it, the shortest chain."""
+        calls = sorted(
+            ((line, target) for target, lines in self.source.calls_from(start).items()
+             for line in lines),
+            key=lambda call: (call[0], call[1].start),
+        )  # fmt: skip
+        ordered = [c for c in calls if c[0] >= near] + [c for c in calls if c[0] < near]
+        reached: dict[Scope, list[tuple[int, Scope]] | None] = {}
+        for line, target in ordered:
+            if target == callee:
+                return [(line, target)]
+            if target not in reached:
+                reached[target] = self._shortest_chain(target, callee, 3, start)
+            rest = reached[target]
+            if rest is not None:
+                return [(line, target), *rest]
+        return []
+
+    def _shortest_chain(
+        self, start: Scope, callee: Scope, depth: int, outer: Scope | None
+    ) -> list[tuple[int, Scope]] | None:
+        """Calls (line, callee) from ``start`` to ``callee``, breadth first, at most ``depth``."""
+        frontier: list[tuple[Scope, list[tuple[int, Scope]]]] = [(start, [])]
+        seen: set[Scope | None] = {start, outer}
+        for _ in range(depth):
+            following: list[tuple[Scope, list[tuple[int, Scope]]]] = []
             for scope, path in frontier:
                 for target, lines in self.source.calls_from(scope).items():
-                    if target in seen and target != callee:
-                        continue
-                    later = [n for n in lines if n >= near] if not path else lines
-                    line = (later or lines)[0]
                     if target == callee:
-                        return [*path, line]
+                        return [*path, (lines[0], target)]
+                    if target in seen:
+                        continue
                     seen.add(target)
-                    following.append((target, [*path, line]))
+                    following.append((target, [*path, (lines[0], target)]))
             frontier = following
-        return []
+        return None
 
     def _frame_scope(self, line: int | None, first: bool) -> Scope | None:
         """The scope of a frame opened at ``line``: the function whose header it is, else the
