@@ -113,8 +113,10 @@ class SourceMap:
         return best
 
     def calls_from(self, scope: Scope | None) -> dict[Scope, list[int]]:
-        """The functions that lines directly in ``scope`` (None: module level) call by name,
-        with those lines; headers (``def``, ``class``, decorators) are not calls."""
+        """The scopes that lines directly in ``scope`` (None: module level) run, with those
+        lines: a function called by name; a class's ``__init__`` where the class is called (its
+        body does not run then); a class body at its ``class`` line, which runs it. Other
+        headers (``def``, decorators) are not calls."""
         cached = self._calls.get(scope)
         if cached is not None:
             return cached
@@ -122,16 +124,24 @@ class SourceMap:
         found: dict[Scope, list[int]] = {}
         for number in range(start, end + 1):
             text = self.lines[number - 1]
-            if _DEFINES.match(text) or self.scope_of(number) != scope:
+            if self.scope_of(number) != scope:
+                continue
+            if _DEFINES.match(text):
+                body = next((c for c in self.scopes if c.header == number), None)
+                if body is not None and self._is_class(body):
+                    found.setdefault(body, []).append(number)
                 continue
             for target in self.scopes:
                 if re.search(rf"\b{re.escape(target.name)}\s*\(", text):
-                    found.setdefault(target, []).append(number)
-                    init = self._initializer(target)
-                    if init is not None:  # calling a class runs its __init__
+                    if not self._is_class(target):
+                        found.setdefault(target, []).append(number)
+                    elif (init := self._initializer(target)) is not None:
                         found.setdefault(init, []).append(number)
         self._calls[scope] = found
         return found
+
+    def _is_class(self, scope: Scope) -> bool:
+        return self.lines[scope.header - 1].lstrip().startswith("class ")
 
     def called_in_comprehension(self, line: int, target: Scope) -> bool:
         """Whether ``line`` calls ``target`` (a class, for its ``__init__``) from inside a
@@ -145,7 +155,7 @@ class SourceMap:
 
     def _initializer(self, scope: Scope) -> Scope | None:
         """The ``__init__`` defined directly in ``scope`` when it is a class, else None."""
-        if not self.lines[scope.header - 1].lstrip().startswith("class "):
+        if not self._is_class(scope):
             return None
         return next(
             (

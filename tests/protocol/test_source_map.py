@@ -146,3 +146,13 @@ def test_a_breakpoint_in_init_is_reached_by_calling_its_class() -> None:
     comprehension = sys.version_info < (3, 12)
     stack = _jump("        self.value = a / b")
     assert stack == (20, 15, *((15,) if comprehension else ()), 3)
+
+
+def test_a_breakpoint_in_a_class_body_stops_under_its_class_line() -> None:
+    # the body runs when the class statement does, not when the class is called
+    code = "def make():\n    class Point:\n        size = 2\n    return Point()\n\n\np = make()"
+    tracker = LineTracker(SourceMap(code))
+    tracker.locate(State(kind=StateKind.LINE, src="def make():", locals={}))
+    jump = Action(kind=ActionKind.BREAKPOINT, target="        size = 2")
+    state = State(kind=StateKind.LINE, src="        size = 2", locals={})
+    assert tracker.locate(state, jump).stack == (7, 2, 3)
