@@ -275,6 +275,7 @@ STAGE_CONFIG ?= gpu-21m
 STAGE_RESUME ?= models/ndb-small
 STAGE_DATA ?= stream
 STAGE_MINUTES ?= 7
+STAGE_SECONDS ?= 540
 STAGE_GROW ?=
 STAGE_MIX ?= $(MIX)
 STAGE_OUT ?= runs/stage
@@ -283,8 +284,8 @@ RETURNED ?=
 gpu-stage: $(STAMP)
 	$(MAKE) $(if $(filter carried,$(STAGE_DATA)),device-data-kit,device-stream-kit)
 	$(BIN)/python -m neural_debugger.training.gpu_stage prepare --config $(STAGE_CONFIG) \
-		--resume "$(STAGE_RESUME)" --minutes $(STAGE_MINUTES) --mix "$(STAGE_MIX)" \
-		$(if $(filter 1,$(STAGE_GROW)),--grow) --tokenizer-data $(DATA_KIT)
+		--resume "$(STAGE_RESUME)" --minutes $(STAGE_MINUTES) --stage-seconds $(STAGE_SECONDS) \
+		--mix "$(STAGE_MIX)" $(if $(filter 1,$(STAGE_GROW)),--grow) --tokenizer-data $(DATA_KIT)
 
 # What a stage needs from a fresh clone, then the stage's kit, in one command (about 6 minutes
 # on 2 cores): the held-out sets and the everyday scripts (the stream leaves them all out), and
@@ -300,7 +301,16 @@ gpu-stage-fresh: heldout-sets
 	$(MAKE) gpu-stage DATA=$(DATA) DATA_KIT=$(DATA)/seed$(STAGE_SEED)/train \
 		HELDOUT_KIT=$(DATA)/heldout
 
+# Also writes STAGE_OUT/mean: the returned weights averaged with the stage's start (STAGE_RESUME,
+# grown here with the stage's seed 0 when STAGE_GROW=1), the candidate stages 3 to 6 shipped.
+STAGE_START = $(if $(filter 1,$(STAGE_GROW)),$(STAGE_OUT)/start,$(STAGE_RESUME))
 gpu-stage-eval: $(STAMP)
 	@test -n "$(RETURNED)" || { echo "set RETURNED to the folder the stage brought back"; exit 2; }
 	$(BIN)/python -m neural_debugger.evaluation.stage_check $(RETURNED) --data $(DATA)/heldout \
 		--out $(STAGE_OUT)
+	$(if $(filter 1,$(STAGE_GROW)),$(BIN)/python -m neural_debugger.training.grow \
+		$(STAGE_RESUME) $(STAGE_OUT)/start --config $(STAGE_CONFIG))
+	$(BIN)/python -m neural_debugger.training.average $(STAGE_OUT)/mean $(STAGE_OUT)/model \
+		$(STAGE_START)
+	@echo "candidates: $(STAGE_OUT)/model (the stage) and $(STAGE_OUT)/mean (with its start);" \
+		"measure both on the headline sets before shipping either (docs/training.md)"
