@@ -236,6 +236,7 @@ def prepare(args: argparse.Namespace) -> int:
         settings["TOKENIZER"] = relative(kit / "tokenizer", root)
         lr = args.lr or config.lr
     streaming = (kit / "python.tar.xz").exists()
+    wanted = stream_programs(args.minutes) if args.stream_programs is None else args.stream_programs
     settings["GROW"] = "1" if args.grow else "0"
     settings |= {
         "MINUTES": f"{args.minutes:g}",
@@ -244,7 +245,7 @@ def prepare(args: argparse.Namespace) -> int:
         "STEPS": "1000000",  # the time box ends the stage; the WSD schedule follows the clock
         "SEED": str(args.seed if args.seed is not None else 20_000 + 1_000 * stage),
         "MIX": args.mix,
-        "STREAM_PROGRAMS": str((args.stream_programs or stream_programs(args.minutes)) * streaming),
+        "STREAM_PROGRAMS": str(wanted if streaming else 0),
         "STREAM_ROWS": str(args.stream_rows),
         "GEN_WORKERS": str(GEN_WORKERS),
         "PACK_WORKERS": str(PACK_WORKERS),
