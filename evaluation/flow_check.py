@@ -7,8 +7,9 @@ training data) state by state, asks :func:`expect` what the history and the acti
 counts per action the states it constrains, those whose diff it narrows with
 :meth:`LineFlow.unchanged`, those for which it rules a kind of event out (no line of the frame
 can follow, or come before, the one it stands on), those in a module frame whose constants it
-fixes (:mod:`neural_debugger.model_backend.module_constants`), and any real state it would
-forbid (with the first examples).
+fixes (:mod:`neural_debugger.model_backend.module_constants`), those whose whole locals must
+show variables every path to their line binds, and any real state it would forbid (with the
+first examples).
 
 ``python -m neural_debugger.evaluation.flow_check DIR [DIR ...] [--per-folder N] [--out F]``
 prints a table and writes ``evaluation/results/flow_check.json``.
@@ -23,19 +24,20 @@ from collections.abc import Sequence
 from itertools import islice
 from pathlib import Path
 
-from neural_debugger.model_backend.flow import Expected, LineFlow, expect
+from neural_debugger.model_backend.flow import CALL_KINDS, Expected, LineFlow, expect
 from neural_debugger.protocol import parse_trajectory
 from neural_debugger.protocol.source_map import SourceMap
 from neural_debugger.training.shards import read_shards
 
 RESULTS = Path(__file__).resolve().parent / "results" / "flow_check.json"
 EXAMPLES = 10  # forbidden real states kept in the results, per run
-COLUMNS = ("states", "constrained", "narrowed", "ruled_out", "module", "forbidden")
+COLUMNS = ("states", "constrained", "narrowed", "ruled_out", "module", "required", "forbidden")
 
 
 def check_folder(folder: Path, limit: int | None, counts: dict[str, Counter], bad: list) -> int:
     """Replay up to ``limit`` trajectories of ``folder`` into ``counts`` (per action: states,
-    constrained, narrowed, ruled_out, forbidden); return how many were read."""
+    constrained, narrowed, ruled_out, module, required, forbidden); return how many were
+    read."""
     read = 0
     for record in islice(read_shards(folder), limit):
         read += 1
@@ -51,6 +53,10 @@ def check_folder(folder: Path, limit: int | None, counts: dict[str, Counter], ba
             tally["narrowed"] += bool(expected.unchanged)
             tally["ruled_out"] += any(not texts for texts in expected.lines.values())
             tally["module"] += bool(expected.fixed)  # the module's constants fixed
+            # whole locals that must show some variables (bound on every path to the line)
+            whole = states[k].kind in CALL_KINDS or expected.diff is False
+            must = expected.required | expected.call_required.get(states[k].src or "", set())
+            tally["required"] += whole and bool(must)
             if not expected.allows(states[k]):
                 tally["forbidden"] += 1
                 if len(bad) < EXAMPLES:

@@ -38,7 +38,7 @@ from neural_debugger.model_backend.module_constants import ModuleConstants, plai
 from neural_debugger.protocol import Action, ActionKind, State, StateKind, standalone
 from neural_debugger.protocol.source_map import LineTracker, SourceMap
 from neural_debugger.protocol.tokens import DIFF_MARKER_KEY
-from neural_debugger.tracer.values import CUT_MARKER, MORE_VARIABLES_KEY
+from neural_debugger.tracer.values import CUT_MARKER, MAX_VARIABLES, MORE_VARIABLES_KEY
 
 # Instructions after which execution does not go on to the next one.
 _NO_FALL_THROUGH = frozenset(
@@ -103,6 +103,12 @@ class LineFlow:
         # than a frame's current line can rebind (None: any, the code reaches frames)
         self._rebound_on: dict[int, set[str]] = {}
         self._rebound_anywhere: set[str] | None = None
+        # for each code object of a function: a line -> the variables bound whichever way its
+        # line event is reached, and a call event's line -> those bound at that event (None
+        # for a module or a class body); and, for each inner function's code (by id), its
+        # free variables its maker had surely bound when it made the function
+        self._surely: list[tuple[dict[int, frozenset[str]], dict[int, frozenset[str]]] | None] = []
+        self._made_with: dict[int, frozenset[str]] = {}
         # how many instructions of any code bind or delete each name as a global or by name
         # (-1: one binds it with ``global``), for the module's constants
         self._name_stores: dict[str, int] = {}
@@ -116,8 +122,10 @@ class LineFlow:
         self._plain_classes = plain_classes(tree)
         units = [(unit, dis.Bytecode(unit)) for unit in _code_objects(top)]
         nonlocal_stores = _stored_from_inner_functions(units)
+        unbindable = _deleted_from_anywhere(units)
         for index, (unit, bytecode) in enumerate(units):
-            self._read(unit, bytecode, index, nonlocal_stores)
+            self._read(unit, bytecode, index, nonlocal_stores, unbindable)
+        self._made_with.clear()  # keyed by the ids of code objects no longer held
         self._name_frames(units)
         if not self._dynamic:
             self._read_rebinding(units)
@@ -225,6 +233,75 @@ class LineFlow:
         """Variables a call event on one of ``call_lines`` can show: a function's bound at that
         point (its arguments and free variables, or what a resumed generator has bound)."""
         return self._bound_names(call_lines, self._starting, 1)
+
+    def names_surely_at(self, lines: Iterable[int]) -> frozenset[str]:
+        """Variables a frame surely shows when one of ``lines`` fires its line event: a
+        function's arguments, and the variables every path from its call binds before that
+        line (and no path unbinds). Empty for a module's or class body's line, where the code
+        binds names the tracer may hide, and wherever the frame may hold more variables than
+        the tracer lists (it then cuts the list)."""
+        return self._surely_bound(list(lines), self._on_line, 0)
+
+    def names_surely_calling(
+        self, call_lines: Iterable[int], module: bool = True
+    ) -> frozenset[str]:
+        """Variables a call event on one of ``call_lines`` surely shows: a function's
+        arguments (and, for a generator resumed, what every path to its yield bound).
+        ``module``: the call may be the module frame's own (the run's first event; it shows
+        none), which starts on the module's first line."""
+        starting = self._starting
+        if not module:
+            starting = {n: units - {0} for n, units in starting.items()}
+        return self._surely_bound(list(call_lines), starting, 1)
+
+    def required_by_call_text(
+        self, lines: list[str], module: bool = True
+    ) -> dict[str, frozenset[str]]:
+        """Variables a call state surely shows, by its source text (``lines``: the code's
+        lines; lines sharing one text share what all of them surely show; texts with none
+        are left out). ``module``: as :meth:`names_surely_calling`."""
+        by_text: dict[str, set[int]] = {}
+        for number in self._starting:
+            if 0 < number <= len(lines):
+                by_text.setdefault(lines[number - 1], set()).add(number)
+        found = {
+            text: self.names_surely_calling(numbers, module) for text, numbers in by_text.items()
+        }
+        return {text: names for text, names in found.items() if names}
+
+    def in_functions(self, lines: Iterable[int]) -> bool:
+        """Whether only functions' code has instructions on ``lines`` (no module or class
+        body runs there), so a frame standing on one of them is a function's."""
+        lines = list(lines)
+        return bool(lines) and all(
+            units and all(self._bound[u] is not None for u in units)
+            for units in (self._on_line.get(n) for n in lines)
+        )
+
+    def _surely_bound(
+        self, lines: list[int], units_by_line: dict[int, set[int]], event: int
+    ) -> frozenset[str]:
+        """The intersection, over ``lines`` and the code objects ``units_by_line`` lists for
+        them, of the variables surely bound at their line events (``event`` 0) or call
+        events (1); empty where one is a module or class body, the code binds names
+        dynamically or reaches frames, or the frame may list more than the tracer shows."""
+        if not lines or self._dynamic or self._rebound_anywhere is None:
+            return frozenset()
+        found: frozenset[str] | None = None
+        for line in lines:
+            units = units_by_line.get(line)
+            if not units:
+                return frozenset()
+            for unit in units:
+                surely = self._surely[unit]
+                if surely is None:
+                    return frozenset()
+                names = surely[event].get(line, frozenset())
+                found = names if found is None else found & names
+        possible = self._bound_names(lines, units_by_line, event)
+        if not found or possible is None or len(possible) >= MAX_VARIABLES:
+            return frozenset()
+        return found
 
     def _bound_names(
         self, lines: Iterable[int], units_by_line: dict[int, set[int]], event: int
@@ -337,28 +414,36 @@ class LineFlow:
                 self._names.append(frozenset(stored))
 
     def _read(
-        self, unit: CodeType, bytecode: dis.Bytecode, index: int, nonlocal_stores: set[str]
+        self,
+        unit: CodeType,
+        bytecode: dis.Bytecode,
+        index: int,
+        nonlocal_stores: set[str],
+        unbindable: set[str],
     ) -> None:
         instructions = list(bytecode)
         optimized = bool(unit.co_flags & inspect.CO_OPTIMIZED)
         self._bound.append(({}, {}) if optimized else None)
+        self._surely.append(({}, {}) if optimized else None)
         if not instructions:
             return
         at = {ins.offset: k for k, ins in enumerate(instructions)}
         lines = [(ins.positions.lineno if ins.positions else None) or None for ins in instructions]
-        ways: list[list[int]] = [[] for _ in instructions]
+        normal: list[list[int]] = [[] for _ in instructions]  # fall-through and jumps
+        raises: list[list[int]] = [[] for _ in instructions]  # exception handlers
         for k, ins in enumerate(instructions):
             if ins.opname not in _NO_FALL_THROUGH and k + 1 < len(instructions):
-                ways[k].append(k + 1)
+                normal[k].append(k + 1)
             if ins.opcode in _JUMPS and isinstance(ins.argval, int) and ins.argval in at:
-                ways[k].append(at[ins.argval])
+                normal[k].append(at[ins.argval])
         for entry in getattr(bytecode, "exception_entries", ()):
             if entry.target not in at:
                 continue
             handler = at[entry.target]
             for k, ins in enumerate(instructions):
                 if entry.start <= ins.offset < entry.end:
-                    ways[k].append(handler)
+                    raises[k].append(handler)
+        ways = [n + r for n, r in zip(normal, raises, strict=True)]
         resumes = [k for k, ins in enumerate(instructions) if ins.opname == "RESUME"] or [0]
         # Only instructions after the first RESUME fire line events: the ones up to it (cell
         # set-up, a generator's creation) run before the call event and stand on the def line,
@@ -371,6 +456,22 @@ class LineFlow:
         bound = _bound_before(unit, instructions, ways, nonlocal_stores) if optimized else None
         if bound is not None:
             self._bound[index] = (_bound_at_line_events(bound, lines, ways, resumes[0]), {})
+        surely = None
+        if optimized:
+            start = _arguments(unit) + tuple(self._made_with.get(id(unit), ()))
+            names = unit.co_varnames + unit.co_cellvars + unit.co_freevars
+            surely = _bound_surely(
+                instructions, normal, raises, names, start, _FAST_STORES, _FAST_DELETES, unbindable
+            )
+            self._surely[index] = (_surely_on_lines(surely, lines, resumes[0]), {})
+            self._note_closures(unit, instructions, surely)
+        elif index == 0 and self._tree is not None:  # the module: its globals, modules aside
+            names = tuple(i.argval for i in instructions if i.opname.startswith(_NAME_BINDING))
+            hidden = unbindable | _maybe_modules(self._tree)
+            surely = _bound_surely(
+                instructions, normal, raises, names, (), _NAME_STORES, _NAME_DELETES, hidden
+            )
+            self._surely[index] = (_surely_on_lines(surely, lines, resumes[0]), {})
         for line, starts in on_line.items():
             self.after.setdefault(line, set()).update(_reached(starts, lines, ways))
             self._on_line.setdefault(line, set()).add(index)
@@ -392,6 +493,32 @@ class LineFlow:
                 if bound is not None and bound[k] is not None:
                     at_call = self._bound[index][1]  # type: ignore[index]
                     at_call[line] = at_call.get(line, frozenset()) | bound[k][0]  # type: ignore[index]
+                sure_at_call = self._surely[index]
+                if surely is not None and sure_at_call is not None:
+                    here: frozenset[str] = surely[k] or frozenset()
+                    earlier = sure_at_call[1].get(line)
+                    sure_at_call[1][line] = here if earlier is None else earlier & here
+
+    def _note_closures(
+        self,
+        unit: CodeType,
+        instructions: list[dis.Instruction],
+        surely: list[frozenset[str] | None],
+    ) -> None:
+        """For each function ``unit`` makes, the free variables surely bound in ``unit`` at
+        every instruction that packs a cell for a closure: the function cannot run before it
+        is made, so they are bound when it is called (no code deletes them, see
+        :func:`_deleted_from_anywhere`). A cell packed while it may still be empty (a function that
+        calls itself by name) is left out."""
+        ready: dict[str, bool] = {}
+        for k, ins in enumerate(instructions):
+            bound = surely[k]
+            if ins.opname == "LOAD_CLOSURE" and bound is not None:
+                ready[ins.argval] = ready.get(ins.argval, True) and ins.argval in bound
+        packed = frozenset(name for name, ok in ready.items() if ok)
+        for inner in unit.co_consts:
+            if isinstance(inner, CodeType):
+                self._made_with[id(inner)] = frozenset(inner.co_freevars) & packed
 
 
 _T = TypeVar("_T")
@@ -505,6 +632,138 @@ def _bound_at_line_events(
     return {line: frozenset(names) for line, names in found.items()}
 
 
+def _arguments(unit: CodeType) -> tuple[str, ...]:
+    """A function's arguments: its first variables, bound when its frame starts."""
+    flags = unit.co_flags
+    count = unit.co_argcount + unit.co_kwonlyargcount
+    count += bool(flags & inspect.CO_VARARGS) + bool(flags & inspect.CO_VARKEYWORDS)
+    return unit.co_varnames[:count]
+
+
+# What binds and unbinds a function's variables, and a module's names.
+_FAST_STORES = ("STORE_FAST", "STORE_DEREF")
+_FAST_DELETES = ("DELETE_FAST", "DELETE_DEREF", "LOAD_FAST_AND_CLEAR")
+_NAME_STORES = ("STORE_NAME", "STORE_GLOBAL")  # a module's (global, where a function says so)
+_NAME_DELETES = ("DELETE_NAME", "DELETE_GLOBAL")
+_NAME_BINDING = _NAME_STORES + _NAME_DELETES
+
+
+def _bound_surely(
+    instructions: list[dis.Instruction],
+    normal: list[list[int]],
+    raises: list[list[int]],
+    names: tuple[str, ...],
+    start: tuple[str, ...],
+    stores_by: tuple[str, ...],
+    deletes_by: tuple[str, ...],
+    hidden: set[str],
+) -> list[frozenset[str] | None]:
+    """For each instruction of one code object, which of ``names`` are bound on every path
+    from the frame's start to it (None: it never runs), less ``hidden`` (names the tracer may
+    not show, or some other code may unbind). ``start``: what is bound when the frame starts
+    (a function's arguments, free variables known to be set); ``stores_by``, ``deletes_by``:
+    the instructions (by name prefix) that bind and unbind a name. A way on after an
+    instruction carries what it stores and not what it deletes; a way to an exception
+    handler only what was bound before the instruction that raised (its store may not have
+    happened), less what it deletes. Dunder names are left out: the tracer hides them."""
+    names = tuple(dict.fromkeys(names))
+    bit = {name: 1 << i for i, name in enumerate(names)}
+    stores = [0] * len(instructions)
+    deletes = [0] * len(instructions)
+    for k, ins in enumerate(instructions):
+        targets = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
+        mask = sum(bit.get(t, 0) for t in targets if isinstance(t, str))
+        if ins.opname.startswith(stores_by):
+            stores[k] = mask
+        elif ins.opname.startswith(deletes_by):
+            deletes[k] = mask
+    masks: list[int | None] = [None] * len(instructions)
+    masks[0] = sum(bit[n] for n in start if n in bit)
+    todo = [0]
+    while todo:
+        k = todo.pop()
+        here = masks[k]
+        assert here is not None
+        after = (here | stores[k]) & ~deletes[k]
+        for ways, carried in ((normal[k], after), (raises[k], here & ~deletes[k])):
+            for j in ways:
+                before = masks[j]
+                if before is None or before & carried != before:
+                    masks[j] = carried if before is None else before & carried
+                    todo.append(j)
+    shown = [n for n in names if n not in hidden and not (n.startswith("__") and n.endswith("__"))]
+
+    def named(mask: int) -> frozenset[str]:
+        return frozenset(n for n in shown if mask & bit[n])
+
+    return [None if mask is None else named(mask) for mask in masks]
+
+
+def _maybe_modules(tree: ast.Module) -> set[str]:
+    """Names the module's own code may bind to a module, which the tracer hides at module
+    level: every name an ``import`` binds, and every name bound by a statement whose value
+    mentions one of those (``lib = math``, ``for m in (os, sys)``; ``x = math.pi`` too, to
+    be safe)."""
+    imported: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                imported.add(alias.asname or alias.name.split(".")[0])
+    found = set(imported)
+    changed = True
+    while changed:
+        changed = False
+        for node in ast.walk(tree):
+            value, targets = _binding(node)
+            if value is None or not any(
+                isinstance(n, ast.Name) and n.id in found for n in ast.walk(value)
+            ):
+                continue
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name) and name.id not in found:
+                        found.add(name.id)
+                        changed = True
+    return found
+
+
+def _binding(node: ast.AST) -> tuple[ast.AST | None, list[ast.AST]]:
+    """The value a binding statement or expression stores, and its targets."""
+    if isinstance(node, ast.Assign):
+        return node.value, list(node.targets)
+    if isinstance(node, ast.AnnAssign | ast.AugAssign | ast.NamedExpr):
+        return node.value, [node.target]
+    if isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
+        return node.iter, [node.target]
+    if isinstance(node, ast.With | ast.AsyncWith):
+        pairs = [(i.context_expr, i.optional_vars) for i in node.items if i.optional_vars]
+        return (ast.Tuple([v for v, _ in pairs]), [t for _, t in pairs]) if pairs else (None, [])
+    return None, []
+
+
+def _surely_on_lines(
+    surely: list[frozenset[str] | None], lines: list[int | None], entry: int
+) -> dict[int, frozenset[str]]:
+    """For each line, the variables bound before every one of its instructions that can run
+    (after the frame's first ``RESUME`` at ``entry``): its line event fires before one of
+    them, so they are bound then, whichever way it came."""
+    found: dict[int, frozenset[str]] = {}
+    for k, (names, line) in enumerate(zip(surely, lines, strict=True)):
+        if names is None or line is None or k <= entry:
+            continue
+        earlier = found.get(line)
+        found[line] = names if earlier is None else earlier & names
+    return found
+
+
+def _deleted_from_anywhere(units: list[tuple[CodeType, dis.Bytecode]]) -> set[str]:
+    """Names some code deletes as a cell or free variable, or as a global (``del x`` of a
+    closure's variable, ``global x; del x``): any frame sharing that cell, or the module,
+    may see it unbound at any time."""
+    deleting = ("DELETE_DEREF", "DELETE_GLOBAL")
+    return {ins.argval for _, bytecode in units for ins in bytecode if ins.opname in deleting}
+
+
 def _stored_from_inner_functions(units: list[tuple[CodeType, dis.Bytecode]]) -> set[str]:
     """Names an inner function assigns in an enclosing function's frame (``nonlocal x``)."""
     return {
@@ -563,7 +822,11 @@ class Expected:
     # a forward line state in the module's frame (:mod:`.module_constants`): the value each of
     # these names has wherever it is shown, and the names its whole locals must show
     fixed: Mapping[str, str] = field(default_factory=dict)
+    # whole locals of a line state must show these (a function's arguments and what every path
+    # to the line bound; the module's names bound before its line); a call state's, by its
+    # source line, those of :attr:`call_required` (a line not listed: none)
     required: frozenset[str] = frozenset()
+    call_required: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def allows(self, state: State) -> bool:
         """Whether ``state`` keeps to what is expected."""
@@ -573,8 +836,12 @@ class Expected:
             written = state.locals
             if any(written.get(k, v) not in (v, None) for k, v in self.fixed.items()):
                 return False
-            if not state.diff and not self.required <= set(written):
-                return False
+        whole = state.kind in LINE_KINDS and state.locals is not None and not state.diff
+        if whole and not self.required <= set(state.locals or ()):
+            return False
+        calling = self.call_required.get(state.src or "", frozenset())
+        if state.kind in CALL_KINDS and not calling <= set(state.locals or ()):
+            return False
         names = self.names if state.kind in LINE_KINDS else None
         if state.kind in CALL_KINDS and state.src is not None:
             names = self.call_names.get(state.src)
@@ -635,8 +902,15 @@ def expect(
     last = states[-1]
     call_names = flow.names_by_call_text(source.lines)
     if action.kind.is_inverse or last.kind.is_inverse:
-        return _expect_backward(flow, source, states, actions, action, call_names)
+        backward = _expect_backward(flow, source, states, actions, action, call_names)
+        # a step back reaches the module frame's call (which shows no variables) only from
+        # the module's own lines or from a call state, whose caller it may be
+        here = source.by_text.get(last.src or "", [])
+        module = last.kind is StateKind.INV_CALL or not flow.in_functions(here)
+        return replace(backward, call_required=flow.required_by_call_text(source.lines, module))
     forward = _expect_forward(flow, source, states, actions, action, call_names)
+    # a forward action never comes back to the module frame's call, the run's first event
+    forward = replace(forward, call_required=flow.required_by_call_text(source.lines, False))
     return _in_the_module(flow, source, forward)
 
 
@@ -657,7 +931,7 @@ def _in_the_module(flow: LineFlow, source: SourceMap, expected: Expected) -> Exp
     required = constants.bound_at(numbers) if expected.diff is False else frozenset()
     if names is not None:
         required = required & names
-    return replace(expected, fixed=dict(constants.values), required=required)
+    return replace(expected, fixed=dict(constants.values), required=expected.required | required)
 
 
 def _expect_forward(
@@ -672,11 +946,13 @@ def _expect_forward(
     last = states[-1]
     if action.kind is ActionKind.BREAKPOINT and action.target is not None:
         targets = [n for n, text in enumerate(source.lines, start=1) if text == action.target]
+        names = flow.names_at(targets)
         return Expected(
             dict.fromkeys(_SHOWN_AT, frozenset({action.target})),
             diff=False,
-            names=flow.names_at(targets),
+            names=names,
             call_names=call_names,
+            required=_within(flow.names_surely_at(targets), names),
         )
     lines = {StateKind.CALL: _texts(source, flow.starts)} if flow.starts else {}
     if last.kind is StateKind.RETURN:  # the next line is the caller's, after its call
@@ -684,15 +960,20 @@ def _expect_forward(
         if not callers:  # the history did not see the call: the code may list the callers
             returning = source.by_text.get(last.src or "", [])
             callers = sorted(flow.call_sites.returning_to(returning) or ())
+        names = _names_after(flow, callers)
+        required: frozenset[str] = frozenset()
         if action.kind in _STEPS:
             lines.update(_lines_after(flow, source, callers))
-        names = _names_after(flow, callers)
-        return Expected(lines, diff=False, names=names, call_names=call_names)
+            required = _required_after(flow, callers, names)
+        return Expected(lines, diff=False, names=names, call_names=call_names, required=required)
     here = source.by_text.get(last.src or "", [])  # every line the last state may stand on
     if last.kind is StateKind.EXCEPTION:  # a handler of the same frame
+        names = _names_after(flow, here)
+        required = frozenset()
         if action.kind in _STEPS:
             lines.update(_lines_after(flow, source, here))
-        return Expected(lines, diff=False, names=_names_after(flow, here), call_names=call_names)
+            required = _required_after(flow, here, names)
+        return Expected(lines, diff=False, names=names, call_names=call_names, required=required)
     if action.kind not in _STEPS or last.kind not in (StateKind.LINE, StateKind.CALL):
         return Expected(lines, call_names=call_names)
     # a diff holds what the frame has bound at the next line, and what it had (now unbound)
@@ -791,15 +1072,18 @@ def _expect_backward(
         same = frozenset({last.src}) | _texts(source, heads)
         for kind in (StateKind.INV_LINE, StateKind.INV_LINE_CALL, StateKind.INV_EXCEPTION):
             lines[kind] = same
-        return Expected(
-            lines, diff=False, names=flow.names_at([*here, *heads]), call_names=call_names
-        )
+        names = flow.names_at([*here, *heads])
+        required = _within(flow.names_surely_at([*here, *heads]), names)
+        return Expected(lines, diff=False, names=names, call_names=call_names, required=required)
     if last.kind is StateKind.INV_CALL:
         callers = _caller_lines(source, states, actions)
         if callers:
             lines[StateKind.INV_LINE] = _texts(source, callers)
             names = flow.names_at(callers)
-            return Expected(lines, diff=False, names=names, call_names=call_names)
+            required = _within(flow.names_surely_at(callers), names)
+            return Expected(
+                lines, diff=False, names=names, call_names=call_names, required=required
+            )
     return Expected(starts, call_names=call_names)
 
 
@@ -820,6 +1104,20 @@ def _names_after(flow: LineFlow, lines: list[int]) -> frozenset[str] | None:
     following = flow.following_any(lines) if lines else None
     found = flow.names_at(following) if following else None
     return found if found is not None else (flow.names_on(lines) if lines else None)
+
+
+def _required_after(
+    flow: LineFlow, lines: list[int], names: frozenset[str] | None
+) -> frozenset[str]:
+    """Variables the frame surely shows at the next line event after ``lines`` (none where
+    the flow does not know the next lines)."""
+    following = flow.following_any(lines) if lines else None
+    return _within(flow.names_surely_at(following), names) if following else frozenset()
+
+
+def _within(required: frozenset[str], names: frozenset[str] | None) -> frozenset[str]:
+    """``required`` less any name the state may not show (None: any may be shown)."""
+    return required if names is None else required & names
 
 
 def _caller_lines(

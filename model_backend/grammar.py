@@ -693,8 +693,11 @@ class StateWriter:
             diff = self.expected.diff if self.kind in LINE_KINDS else None
             frame = self.expected.names if self.kind in LINE_KINDS else None
             hidden = self._unchanged() if self.kind in LINE_KINDS else frozenset()
+            required = self.expected.required if self.kind in LINE_KINDS else frozenset()
             if self.kind in CALL_KINDS:
-                frame = self.expected.call_names.get(self._written.decode(errors="replace"))
+                text = self._written.decode(errors="replace")
+                frame = self.expected.call_names.get(text)
+                required = self.expected.call_required.get(text, frozenset())
             names = self.source.names if frame is None else self.source.names.within(frame, hidden)
             before = self.expected.before if self.kind in LINE_KINDS else None
             module = self.kind is StateKind.LINE  # the module's constants (forward line states)
@@ -705,9 +708,7 @@ class StateWriter:
                 need_diff=diff is True,
                 before=None if before is None else Before(before),
                 fixed=_json_texts(self.expected.fixed) if module else None,
-                required=frozenset(n.encode() for n in self.expected.required)
-                if module
-                else frozenset(),
+                required=frozenset(n.encode() for n in required),
             )
         elif kind == "string":
             self._cursor = JsonCursor("string")

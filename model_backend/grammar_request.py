@@ -55,6 +55,7 @@ class GrammarRequest:
                 "before": None if e.before is None else dict(e.before),
                 "fixed": dict(e.fixed),
                 "required": sorted(e.required),
+                "call_required": {k: sorted(v) for k, v in e.call_required.items()},
             },
             separators=(",", ":"),
             ensure_ascii=False,
@@ -83,6 +84,9 @@ class GrammarRequest:
                 before=None if before is None else {str(k): v for k, v in before.items()},
                 fixed={str(k): str(v) for k, v in data.get("fixed", {}).items()},
                 required=frozenset(map(str, data.get("required", ()))),
+                call_required={
+                    str(k): frozenset(map(str, v)) for k, v in data.get("call_required", {}).items()
+                },
             )
             return GrammarRequest(str(data["code"]), bool(data["inverse"]), expected, wanted)
         except GrammarRequestError:

@@ -70,6 +70,7 @@ def test_real_trajectories_keep_to_the_rules_and_a_broken_one_is_caught(tmp_path
     assert real["all"]["constrained"] > real["all"]["states"] / 2
     assert real["actions"]["step_over"]["narrowed"] > 0
     assert real["actions"]["inv_step_into"]["ruled_out"] > 0  # a first line's step back
+    assert real["actions"]["breakpoint"]["required"] > 0  # e.g. a function's arguments
     assert real["forbidden_examples"] == []
     broken = _run(_break_one(records), tmp_path / "broken")
     assert broken["all"]["forbidden"] == 1

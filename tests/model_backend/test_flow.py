@@ -124,7 +124,7 @@ def test_every_step_of_real_runs_is_one_the_flow_allows() -> None:
     after its call event) must be in the flow's list, and every variable it shows among its
     code's. The lists are also narrow."""
     programs = generate_programs(11, 40) + package_programs(11, 15)[0]
-    checked = single = narrower = 0
+    checked = single = narrower = required = 0
     for index, candidate in enumerate(programs):
         program = Program(path=f"p{index}.py", source=candidate.source, entry=candidate.entry)
         flow = LineFlow(program.context)
@@ -141,6 +141,13 @@ def test_every_step_of_real_runs_is_one_the_flow_allows() -> None:
                 assert names is not None and whole is not None and names <= whole
                 assert set(event.locals) - {"…"} <= names, (candidate.origin, line, event)
                 narrower += len(names) < len(whole)
+                if event.kind == "line":
+                    surely = flow.names_surely_at([line])
+                else:  # the module's own call is the run's first event
+                    module = event.function == "<module>"
+                    surely = flow.names_surely_calling([line], module=module)
+                assert surely <= set(event.locals), (candidate.origin, line, event)
+                required += bool(surely)
             if event.kind != "line" or before is None or before[0] not in ("line", "call"):
                 continue
             allowed = (flow.following if before[0] == "line" else flow.first_lines)(before[1])
@@ -150,6 +157,7 @@ def test_every_step_of_real_runs_is_one_the_flow_allows() -> None:
     assert checked > 1000
     assert single > checked / 3
     assert narrower > checked / 4  # not yet bound: often fewer than all the frame's variables
+    assert required > checked / 2  # and most stops must show some (arguments, at least)
 
 
 def test_a_line_shows_only_variables_some_path_has_bound_by_then() -> None:
@@ -189,6 +197,84 @@ def test_a_line_shows_only_variables_some_path_has_bound_by_then() -> None:
     assert flow.names_calling([18]) == {"k", "j"}  # a generator resumed after its yield
     assert flow.names_at([1, 4]) == {"n", "rest", "a", "f", "outer", "gen"}  # and the module's
     assert flow.names_at([16]) == {"f", "outer", "gen"}  # a module: calls may bind its names
+
+
+def test_a_line_surely_shows_what_every_path_to_it_has_bound() -> None:
+    """Whole locals must show what every path binds: the arguments from the start, a variable
+    once each branch has bound it, not a loop's variable at its header or after the loop (it
+    may not have run), nothing deleted or cleared, a closure's free variable only when its
+    maker had bound it before making it; at module level, not what imports may bind."""
+    code = "\n".join(
+        [
+            "import math",  # 1
+            "def f(n, *rest, key=None):",  # 2
+            "    if n:",  # 3
+            "        a = 1",  # 4
+            "    else:",  # 5
+            "        a = 2",  # 6
+            "    for i in range(n):",  # 7
+            "        b = i",  # 8
+            "    del a",  # 9
+            "    return n",  # 10
+            "def outer(x):",  # 11
+            "    y = x",  # 12
+            "    def inner():",  # 13
+            "        return y + later",  # 14
+            "    later = 1",  # 15
+            "    try:",  # 16
+            "        z = int(x)",  # 17
+            "    except ValueError as err:",  # 18
+            "        z = 0",  # 19
+            "    return inner()",  # 20
+            "lib = math",  # 21
+            "LIMIT = 2",  # 22
+            "if LIMIT:",  # 23
+            "    extra = 1",  # 24
+            "print(LIMIT)",  # 25
+        ]
+    )
+    flow = LineFlow(code)
+    assert flow.names_surely_at([3]) == {"n", "rest", "key"}
+    assert flow.names_surely_at([7]) == flow.names_surely_at([9]) == {"n", "rest", "key", "a"}
+    assert flow.names_surely_at([8]) == {"n", "rest", "key", "a", "i"}
+    assert flow.names_surely_at([10]) == {"n", "rest", "key"}  # a deleted, b and i maybe
+    assert flow.names_surely_at([14]) == {"y"}  # `later` is bound after inner is made
+    assert flow.names_surely_at([20]) == {"x", "y", "z", "inner", "later"}  # err is cleared
+    assert flow.names_surely_at([25]) == {"LIMIT", "f", "outer"}  # math, lib: modules
+    assert flow.names_surely_at([3, 12]) == set()  # two frames: what both show
+    assert flow.names_surely_calling([2], module=False) == {"n", "rest", "key"}
+    assert flow.names_surely_calling([1]) == set()  # the module's own call shows nothing
+    # code that binds names dynamically fixes none
+    assert LineFlow("def g(v):\n    exec('w = 1')\n    return v\n").names_surely_at([3]) == set()
+
+
+def test_whole_locals_wait_for_what_the_line_surely_shows() -> None:
+    """A breakpoint in a function cannot close its locals before its arguments; a call state
+    shows every argument; a diff is left alone."""
+    code = "def f(a, b):\n    c = a + b\n    return c\n\nprint(f(1, 2))\n"
+    source, flow = SourceMap(code), LineFlow(code)
+    start = State(kind=StateKind.CALL, src="def f(a, b):", locals={})
+    jump = Action(kind=ActionKind.BREAKPOINT, target="    return c")
+    expected = expect(flow, source, (start,), (), jump)
+    assert expected.required == {"a", "b", "c"}
+    line = State(kind=StateKind.LINE, src="    return c", locals={"a": "1", "b": "2", "c": "3"})
+    assert expected.allows(line)
+    assert not expected.allows(line.model_copy(update={"locals": {"a": "1", "c": "3"}}))
+    call = State(kind=StateKind.CALL, src="def f(a, b):", locals={"a": "1", "b": "2"})
+    assert expected.call_required["def f(a, b):"] == {"a", "b"}
+    assert not expected.allows(call.model_copy(update={"locals": {"a": "1"}}))
+    vocab = Vocab(load_tokenizer(Path(default_model_dir())))
+    writer = StateWriter(vocab, SourceLines(source.lines, vocab), FORWARD_KINDS, expected)
+    writer.advance(vocab.special_id[StateKind.LINE.token])
+    while writer.part != "object":
+        writer.take_forced(writer.forced())  # type: ignore[arg-type]
+    close = vocab.id_of_bytes[b"}"]
+    for byte in b'{"a": "1", "b": "2"':
+        writer.advance(vocab.id_of_bytes[bytes([byte])])
+    assert not writer.accepts(close)  # c is still to come
+    for byte in b', "c": "3"':
+        writer.advance(vocab.id_of_bytes[bytes([byte])])
+    assert writer.accepts(close)
 
 
 def test_a_step_cannot_change_an_immutable_value_its_line_does_not_bind() -> None:

@@ -28,6 +28,7 @@ def test_a_request_reads_back_as_it_was_written() -> None:
         before={"x": "1", "total": None},
         fixed={"LIMIT": "2", "f": "<function f>"},
         required=frozenset({"LIMIT"}),
+        call_required={"def f(x):": frozenset({"x"})},
     )
     request = GrammarRequest("def f(x):\n    total = 0\n", True, expected, 64)
     assert GrammarRequest.from_extra_args({XARG: request.to_json()}) == request
