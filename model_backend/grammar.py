@@ -21,6 +21,9 @@ A :class:`StateWriter` walks the layout of a state token by token (see
 * at a line only the module's own code runs, a name the code alone fixes (``LIMIT = 2``,
   ``def parse``: :mod:`.module_constants`) has that value wherever it is shown, and whole
   locals do not close before every such name bound by an earlier top-level statement is shown;
+* whole locals, and a call state's, do not close before each variable every path from the
+  frame's start to the line binds is shown (:meth:`.flow.LineFlow.names_surely_at`): a
+  function's arguments at least;
 * a variable's name is a name the code mentions, not a keyword (or one of the markers, or
   ``.0``, the hidden argument of a comprehension's frame), shown once: a model cannot invent
   variables, and never starts a name that could only end as one already shown;

@@ -72,6 +72,18 @@ def _framed_calls(tree: ast.AST) -> set[tuple[int, str]]:
     return found
 
 
+def _yields(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether ``function`` itself yields (not a function or class nested in it)."""
+    todo: list[ast.AST] = list(function.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Yield | ast.YieldFrom):
+            return True
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
 class SourceMap:
     """Line texts and scopes of a code context (lines numbered from 1)."""
 
@@ -94,6 +106,18 @@ class SourceMap:
                     end = node.end_lineno or node.lineno
                     self.scopes.append(Scope(first, node.lineno, end, node.name))
         self.scopes.sort(key=lambda s: (s.start, -s.end))
+        # the def lines of generator functions (a yield of their own)
+        self.generators = {
+            node.lineno
+            for node in (ast.walk(tree) if tree is not None else ())
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _yields(node)
+        }
+        # the lines each loop spans (its header to its last line): where a frame can go back
+        self.loops = sorted(
+            (node.lineno, node.end_lineno or node.lineno)
+            for node in (ast.walk(tree) if tree is not None else ())
+            if isinstance(node, ast.For | ast.AsyncFor | ast.While)
+        )
         self.scope_starts = {s.start: s for s in self.scopes}
         self._calls: dict[Scope | None, dict[Scope, list[int]]] = {}
         self._framed_calls = _framed_calls(tree) if tree is not None else set()
@@ -139,6 +163,11 @@ class SourceMap:
                         found.setdefault(init, []).append(number)
         self._calls[scope] = found
         return found
+
+    def goes_back(self, line: int, to: int) -> bool:
+        """Whether a frame standing on ``line`` can come to the earlier line ``to`` again: a
+        loop holds both (one frame's lines run in order otherwise)."""
+        return any(start <= to and line <= end for start, end in self.loops)
 
     def _is_class(self, scope: Scope) -> bool:
         return self.lines[scope.header - 1].lstrip().startswith("class ")
@@ -306,7 +335,13 @@ class LineTracker:
             call=call,
         )
         if call:  # a breakpoint on a def line stopped at a call: a new frame
-            self.stack.append(Frame(self._frame_scope(line, first=False), line))
+            callee = self._frame_scope(line, first=False)
+            # a function's own call comes from a caller that calls it by name (a generator's
+            # or a comprehension's frame starts where it is iterated, not where it is called)
+            named = callee is not None and self._headed(line) == callee
+            if named and callee.header not in self.source.generators:  # type: ignore[union-attr]
+                self._place_caller(callee)
+            self.stack.append(Frame(callee, line))
             return line
         scope = self._scope(line)
         for depth in range(len(self.stack) - 1, -1, -1):
@@ -332,7 +367,8 @@ class LineTracker:
             caller = self.stack[depth]
             if caller.line is None:
                 return
-            path = self._call_path(caller.scope, callee, caller.line)
+            returned = self.stack[depth + 1].scope if depth + 1 < len(self.stack) else None
+            path = self._call_path(caller.scope, callee, caller.line, returned)
             if path:  # the frames above it cannot reach the callee: they have returned
                 del self.stack[depth + 1 :]
                 caller.line = path[0][0]
@@ -344,17 +380,24 @@ class LineTracker:
                         self.stack.append(Frame(self._scope(following), following))
                 return
 
-    def _call_path(self, start: Scope | None, callee: Scope, near: int) -> list[tuple[int, Scope]]:
+    def _call_path(
+        self, start: Scope | None, callee: Scope, near: int, returned: Scope | None = None
+    ) -> list[tuple[int, Scope]]:
         """Call lines from ``start`` to ``callee``, at most four calls deep. The caller's own
-        call is its first line at or after ``near`` (else its first line: a loop went round)
-        that reaches the callee, directly or not: the run goes on from where the caller
-        stood, so that is the call the breakpoint stops in first. Below it, the shortest chain."""
+        call is its first line at or after ``near`` (else, where a loop holds both, its first
+        line before: the loop goes round) that reaches the callee, directly or not: the run
+        goes on from where the caller stood, so that is the call the breakpoint stops in
+        first; a caller with no such line returns before the callee runs. ``returned``: the
+        function the caller's line called, whose frame has returned (that call is done, other
+        calls of the line may not be). Below it, the shortest chain."""
         calls = sorted(
             ((line, target) for target, lines in self.source.calls_from(start).items()
              for line in lines),
             key=lambda call: (call[0], call[1].start),
         )  # fmt: skip
-        ordered = [c for c in calls if c[0] >= near] + [c for c in calls if c[0] < near]
+        done = [c for c in calls if c[0] < near or (c[0] == near and c[1] == returned)]
+        ahead = [c for c in calls if c not in done]
+        ordered = ahead + [c for c in done if self.source.goes_back(near, c[0])]
         reached: dict[Scope, list[tuple[int, Scope]] | None] = {}
         for line, target in ordered:
             if target == callee:

@@ -156,3 +156,61 @@ def test_a_breakpoint_in_a_class_body_stops_under_its_class_line() -> None:
     jump = Action(kind=ActionKind.BREAKPOINT, target="        size = 2")
     state = State(kind=StateKind.LINE, src="        size = 2", locals={})
     assert tracker.locate(state, jump).stack == (7, 2, 3)
+
+
+def test_a_breakpoint_on_a_def_line_stops_in_the_call_from_its_caller() -> None:
+    # a breakpoint on `def read_setting` stops at its call event, called from line 19 after
+    # the frames of line 18 have returned (not on top of them), or from load_settings' list
+    # comprehension when the jump starts before line 18
+    tracker = LineTracker(SourceMap(JUMPS))
+    tracker.locate(State(kind=StateKind.LINE, src="class Ratio:", locals={}))
+    into = Action(kind=ActionKind.STEP_INTO)
+    tracker.locate(State(kind=StateKind.LINE, src=JUMPS.split("\n")[17], locals={}), into)
+    tracker.locate(State(kind=StateKind.CALL, src="def load_settings(names):", locals={}), into)
+    tracker.locate(State(kind=StateKind.LINE, src="    return [read_setting(n) for n in names]",
+                         locals={}), into)  # fmt: skip
+    tracker.locate(State(kind=StateKind.RETURN, src="    return [read_setting(n) for n in names]",
+                         value="['A', 'B']"), Action(kind=ActionKind.STEP_RETURN))  # fmt: skip
+    tracker.locate(State(kind=StateKind.LINE, src=JUMPS.split("\n")[18], locals={}), into)
+    jump = Action(kind=ActionKind.BREAKPOINT, target="def read_setting(name):")
+    state = State(kind=StateKind.CALL, src="def read_setting(name):", locals={"name": "'c'"})
+    assert tracker.locate(state, jump).stack == (19, 6)
+    comprehension = sys.version_info < (3, 12)
+    assert _jump("def read_setting(name):", StateKind.CALL) == (
+        18, 11, *((11,) if comprehension else ()), 6
+    )  # fmt: skip
+
+
+def test_a_frame_past_its_last_call_of_the_target_returns_before_the_jump_lands() -> None:
+    # `work` stands after its call of `helper` and no loop takes it back: the jump lands in
+    # the call `main` makes next (not again in the call of `work` it stands on); inside a
+    # loop the frame's own earlier call comes round again
+    code = """\
+def helper():
+    return 1
+def work(n):
+    a = helper()
+    b = n
+    return b
+def looping(n):
+    for _ in range(n):
+        a = helper()
+        b = n
+def main():
+    work(2)
+    helper()
+    looping(2)
+main()"""
+    for caller, line in (("work", 5), ("looping", 10)):
+        tracker = LineTracker(SourceMap(code))
+        into = Action(kind=ActionKind.STEP_INTO)
+        tracker.locate(State(kind=StateKind.LINE, src="main()", locals={}))
+        tracker.locate(State(kind=StateKind.CALL, src="def main():", locals={}), into)
+        call_line = 12 if caller == "work" else 14
+        tracker.locate(State(kind=StateKind.LINE, src=code.split("\n")[call_line - 1],
+                             locals={}), into)  # fmt: skip
+        tracker.locate(State(kind=StateKind.CALL, src=f"def {caller}(n):", locals={}), into)
+        tracker.locate(State(kind=StateKind.LINE, src=code.split("\n")[line - 1], locals={}), into)
+        jump = Action(kind=ActionKind.BREAKPOINT, target="    return 1")
+        stack = tracker.locate(State(kind=StateKind.LINE, src="    return 1", locals={}), jump)
+        assert stack.stack == ((15, 13, 2) if caller == "work" else (15, 14, 9, 2)), caller
