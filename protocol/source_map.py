@@ -37,6 +37,47 @@ from .tokens import ActionKind, StateKind
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DEFINES = re.compile(r"\s*(@|(async\s+)?def\s|class\s)")  # a header, not a call
 
+# Methods the interpreter calls without their name on the line, and what a line that may call
+# them mentions (a guess from the code: whether it does depends on the values' types).
+_FORMATS = r"\b(print|str|repr|format)\s*\(|\.format\s*\(|\bf['\"]"
+_ITERATES = r"\bfor\b.*\bin\b|\b(list|tuple|set|sorted|sum|min|max|enumerate|zip|dict)\s*\("
+_COMPARES = r"[<>]|\bsorted\s*\(|\.sort\s*\(|\b(min|max)\s*\("
+_IMPLICIT = {
+    "__repr__": _FORMATS,
+    "__str__": _FORMATS,
+    "__format__": _FORMATS,
+    "__iter__": _ITERATES,
+    "__next__": r"\bnext\s*\(|" + _ITERATES,
+    "__len__": r"\blen\s*\(|\b(if|while|not|bool)\b",
+    "__bool__": r"\b(if|while|not|and|or|bool)\b",
+    "__contains__": r"\bin\b",
+    "__getitem__": r"\w\s*\[",
+    "__setitem__": r"\]\s*=(?!=)",
+    "__eq__": r"==|!=|\bin\b|\.(index|count|remove)\s*\(",
+    "__ne__": r"!=",
+    "__lt__": _COMPARES,
+    "__le__": _COMPARES,
+    "__gt__": _COMPARES,
+    "__ge__": _COMPARES,
+    "__hash__": r"\bhash\s*\(|\b(set|dict)\s*\(|\{",
+    "__add__": r"\+|\bsum\s*\(",
+    "__radd__": r"\+|\bsum\s*\(",
+    "__iadd__": r"\+=",
+    "__sub__": r"-",
+    "__rsub__": r"-",
+    "__neg__": r"-",
+    "__mul__": r"\*",
+    "__rmul__": r"\*",
+    "__truediv__": r"/",
+    "__floordiv__": r"//",
+    "__mod__": r"%",
+    "__abs__": r"\babs\s*\(",
+    "__enter__": r"\bwith\b",
+    "__exit__": r"\bwith\b",
+}
+_PROPERTIES = frozenset({"property", "cached_property"})
+_CALLS_ANY = re.compile(r"\w\s*\(")  # a wrapper calls the function it wraps through a name
+
 
 @dataclass(frozen=True)
 class Scope:
@@ -119,8 +160,68 @@ class SourceMap:
             if isinstance(node, ast.For | ast.AsyncFor | ast.While)
         )
         self.scope_starts = {s.start: s for s in self.scopes}
+        # functions run without a call by name: a method the interpreter calls for an operator,
+        # a property read or set, a decorator's wrapper; by the lines that may run them
+        self._implicit: list[tuple[Scope, re.Pattern[str]]] = []
+        self._decorating: dict[int, list[Scope]] = {}  # a decorator line -> what it calls
+        self._wrapping: dict[Scope, list[tuple[Scope, re.Pattern[str]]]] = {}
+        if tree is not None:
+            self._read_implicit(tree)
         self._calls: dict[Scope | None, dict[Scope, list[int]]] = {}
         self._framed_calls = _framed_calls(tree) if tree is not None else set()
+
+    def _read_implicit(self, tree: ast.Module) -> None:
+        """List the functions that lines run without naming them (see ``_IMPLICIT``):
+        methods behind operators and builtins, properties (``.name`` read, or assigned for a
+        setter), and decorators: ``@deco`` calls ``deco`` on its line (``@deco(...)`` the
+        functions ``deco`` defines), a call of the decorated function by name runs the
+        functions the decorator defines (its wrapper), and those call the function through
+        the decorator's parameter."""
+        by_node = {(s.header, s.name): s for s in self.scopes}
+        named = {s.name: s for s in self.scopes if not self._is_class(s)}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            scope = by_node[(node.lineno, node.name)]
+            if isinstance(node, ast.ClassDef):
+                for method in node.body:
+                    if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
+                        self._read_method(by_node[(method.lineno, method.name)], method)
+                continue
+            for decorator in node.decorator_list:
+                called = decorator.func if isinstance(decorator, ast.Call) else decorator
+                deco = named.get(called.id) if isinstance(called, ast.Name) else None
+                if deco is None:
+                    continue
+                inner = self._defined_in(deco)
+                made = inner if isinstance(decorator, ast.Call) else [deco]
+                self._decorating.setdefault(decorator.lineno, []).extend(made)
+                calls = re.compile(rf"\b{re.escape(node.name)}\s*\(")
+                for wrapper in inner:
+                    self._implicit.append((wrapper, calls))
+                    self._wrapping.setdefault(wrapper, []).append((scope, _CALLS_ANY))
+
+    def _read_method(self, scope: Scope, method: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        pattern = _IMPLICIT.get(method.name)
+        if pattern is not None:
+            self._implicit.append((scope, re.compile(pattern)))
+        for decorator in method.decorator_list:
+            name = decorator.id if isinstance(decorator, ast.Name) else None
+            name = name or (decorator.attr if isinstance(decorator, ast.Attribute) else None)
+            if name in _PROPERTIES:
+                read = rf"\.{re.escape(method.name)}\b(?!\s*\()"
+                self._implicit.append((scope, re.compile(read)))
+            elif name == "setter":
+                write = rf"\.{re.escape(method.name)}\s*(//|[-+*/%])?=(?!=)"
+                self._implicit.append((scope, re.compile(write)))
+
+    def _defined_in(self, outer: Scope) -> list[Scope]:
+        """The functions defined anywhere inside ``outer``."""
+        return [
+            s
+            for s in self.scopes
+            if outer.header < s.start and s.end <= outer.end and not self._is_class(s)
+        ]
 
     def scope_of(self, line: int) -> Scope | None:
         """The innermost function or class whose body holds ``line`` (None: module level).
@@ -154,6 +255,8 @@ class SourceMap:
                 body = next((c for c in self.scopes if c.header == number), None)
                 if body is not None and self._is_class(body):
                     found.setdefault(body, []).append(number)
+                for made in self._decorating.get(number, ()):
+                    found.setdefault(made, []).append(number)
                 continue
             for target in self.scopes:
                 if re.search(rf"\b{re.escape(target.name)}\s*\(", text):
@@ -161,6 +264,12 @@ class SourceMap:
                         found.setdefault(target, []).append(number)
                     elif (init := self._initializer(target)) is not None:
                         found.setdefault(init, []).append(number)
+            implicit = self._implicit + (self._wrapping.get(scope, []) if scope else [])
+            for target, pattern in implicit:
+                if target != scope and pattern.search(text):
+                    lines = found.setdefault(target, [])
+                    if number not in lines:
+                        lines.append(number)
         self._calls[scope] = found
         return found
 
