@@ -109,6 +109,9 @@ class LineFlow:
         # free variables its maker had surely bound when it made the function
         self._surely: list[tuple[dict[int, frozenset[str]], dict[int, frozenset[str]]] | None] = []
         self._made_with: dict[int, frozenset[str]] = {}
+        self._functions: set[int] = set()  # the code objects that are functions' (optimized)
+        # the module's code, kept while reading (see :meth:`_bound_in_module`)
+        self._module_code: _ModuleCode | None = None
         # how many instructions of any code bind or delete each name as a global or by name
         # (-1: one binds it with ``global``), for the module's constants
         self._name_stores: dict[str, int] = {}
@@ -129,6 +132,9 @@ class LineFlow:
         self._name_frames(units)
         if not self._dynamic:
             self._read_rebinding(units)
+        if self._module_code is not None and self._rebound_anywhere is not None:
+            self._bound_in_module(units)
+        self._module_code = None
 
     def enclosing_withs(self, lines: Iterable[int]) -> frozenset[int]:
         """The lines of the ``with`` statements whose bodies hold any of ``lines``: a frame
@@ -206,7 +212,8 @@ class LineFlow:
 
     def names_at(self, lines: Iterable[int]) -> frozenset[str] | None:
         """Variables a frame can show when one of ``lines`` fires its line event: a function's
-        those some path from its call binds before it, a module's or class body's all of its
+        those some path from its call binds before it, a module's those some path of its code
+        binds before it and those functions assign as globals, a class body's all of its
         names (None: not known)."""
         lines = list(lines)
         found = self._bound_names(lines, self._on_line, 0)
@@ -274,7 +281,7 @@ class LineFlow:
         body runs there), so a frame standing on one of them is a function's."""
         lines = list(lines)
         return bool(lines) and all(
-            units and all(self._bound[u] is not None for u in units)
+            units and all(u in self._functions for u in units)
             for units in (self._on_line.get(n) for n in lines)
         )
 
@@ -456,6 +463,10 @@ class LineFlow:
         bound = _bound_before(unit, instructions, ways, nonlocal_stores) if optimized else None
         if bound is not None:
             self._bound[index] = (_bound_at_line_events(bound, lines, ways, resumes[0]), {})
+        if optimized:
+            self._functions.add(index)
+        elif index == 0:
+            self._module_code = (instructions, lines, ways, resumes[0])
         surely = None
         if optimized:
             start = _arguments(unit) + tuple(self._made_with.get(id(unit), ()))
@@ -499,6 +510,48 @@ class LineFlow:
                     earlier = sure_at_call[1].get(line)
                     sure_at_call[1][line] = here if earlier is None else earlier & here
 
+    def _bound_in_module(self, units: list[tuple[CodeType, dis.Bytecode]]) -> None:
+        """Which of the module's names can be bound when each of its lines fires its line
+        event: those a path of the module's code from its start binds before the line, and
+        those a function assigns as globals (a call may bind them at any time). A breakpoint
+        on ``x = 1`` at module level cannot show ``x`` before that line has run once."""
+        assert self._module_code is not None
+        instructions, lines, ways, entry = self._module_code
+        globally = {
+            ins.argval
+            for unit, bytecode in units[1:]
+            for ins in bytecode
+            if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL")
+        }
+        names = tuple(i.argval for i in instructions if i.opname.startswith(_NAME_BINDING))
+        names = tuple(dict.fromkeys((*names, *sorted(globally))))
+        bit = {name: 1 << i for i, name in enumerate(names)}
+        stores = [
+            bit.get(ins.argval, 0) if ins.opname.startswith(_NAME_STORES) else 0
+            for ins in instructions
+        ]
+        masks: list[int | None] = [None] * len(instructions)
+        masks[0] = sum(bit[n] for n in globally)
+        todo = [0]
+        while todo:  # deletions are ignored: the sets only ever grow too large
+            k = todo.pop()
+            out = masks[k] | stores[k]  # type: ignore[operator]
+            for j in ways[k]:
+                before = masks[j]
+                if before is None or out | before != before:
+                    masks[j] = out if before is None else out | before
+                    todo.append(j)
+        known = self._names[0] or frozenset()
+
+        def named(mask: int) -> frozenset[str]:
+            return frozenset(n for n in names if mask & bit[n]) & known
+
+        bound = [
+            None if mask is None else (named(mask), named(mask | stores[k]))
+            for k, mask in enumerate(masks)
+        ]
+        self._bound[0] = (_bound_at_line_events(bound, lines, ways, entry), {})
+
     def _note_closures(
         self,
         unit: CodeType,
@@ -522,6 +575,8 @@ class LineFlow:
 
 
 _T = TypeVar("_T")
+# a module's instructions, their lines, the ways on from each, and its first RESUME
+_ModuleCode = tuple[list[dis.Instruction], list[int | None], list[list[int]], int]
 
 
 def _union(

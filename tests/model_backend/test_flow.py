@@ -195,8 +195,16 @@ def test_a_line_shows_only_variables_some_path_has_bound_by_then() -> None:
     assert flow.names_calling([16]) == {"k"}  # a call event shows the arguments
     assert flow.names_calling([9]) == {"total"}  # the cell bump may assign, to be safe
     assert flow.names_calling([18]) == {"k", "j"}  # a generator resumed after its yield
-    assert flow.names_at([1, 4]) == {"n", "rest", "a", "f", "outer", "gen"}  # and the module's
-    assert flow.names_at([16]) == {"f", "outer", "gen"}  # a module: calls may bind its names
+    # a module's line: the names its code binds before it (`def f` on line 1 binds f once it
+    # has run), and any name a function assigns as a global (a call may bind it any time)
+    assert flow.names_at([1, 4]) == {"n", "rest", "a"}
+    assert flow.names_at([16]) == {"f", "outer"}
+    assert flow.names_at([16, 19]) == {"f", "outer", "j", "k"}  # and gen's, by line 19
+    script = ["def bump():", "    global hits", "    hits = 1", "x = 1", "bump()"]
+    module = LineFlow("\n".join([*script, "for i in range(2):", "    y = i"]))
+    assert module.names_at([4]) == {"bump", "hits"}
+    assert module.names_at([6]) == {"bump", "hits", "x", "i", "y"}  # the loop comes round
+    assert LineFlow("x = 1\nexec('y = 2')\n").names_at([2]) is None  # dynamic: any
 
 
 def test_a_line_surely_shows_what_every_path_to_it_has_bound() -> None:
