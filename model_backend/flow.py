@@ -110,6 +110,7 @@ class LineFlow:
         self._surely: list[tuple[dict[int, frozenset[str]], dict[int, frozenset[str]]] | None] = []
         self._made_with: dict[int, frozenset[str]] = {}
         self._functions: set[int] = set()  # the code objects that are functions' (optimized)
+        self._call_required: dict[bool, dict[str, frozenset[str]]] = {}
         # the module's code, kept while reading (see :meth:`_bound_in_module`)
         self._module_code: _ModuleCode | None = None
         # how many instructions of any code bind or delete each name as a global or by name
@@ -123,7 +124,9 @@ class LineFlow:
             return
         tree = self._tree = ast.parse(code)  # it compiled, so it parses
         self._plain_classes = plain_classes(tree)
-        units = [(unit, dis.Bytecode(unit)) for unit in _code_objects(top)]
+        units: list[tuple[CodeType, dis.Bytecode]] = [
+            (unit, _Decoded(unit)) for unit in _code_objects(top)
+        ]
         nonlocal_stores = _stored_from_inner_functions(units)
         unbindable = _deleted_from_anywhere(units)
         for index, (unit, bytecode) in enumerate(units):
@@ -267,6 +270,9 @@ class LineFlow:
         """Variables a call state surely shows, by its source text (``lines``: the code's
         lines; lines sharing one text share what all of them surely show; texts with none
         are left out). ``module``: as :meth:`names_surely_calling`."""
+        cached = self._call_required.get(module)
+        if cached is not None:  # asked at every step of a session, of the same code
+            return cached
         by_text: dict[str, set[int]] = {}
         for number in self._starting:
             if 0 < number <= len(lines):
@@ -274,7 +280,8 @@ class LineFlow:
         found = {
             text: self.names_surely_calling(numbers, module) for text, numbers in by_text.items()
         }
-        return {text: names for text, names in found.items() if names}
+        required = self._call_required[module] = {t: n for t, n in found.items() if n}
+        return required
 
     def in_functions(self, lines: Iterable[int]) -> bool:
         """Whether only functions' code has instructions on ``lines`` (no module or class
@@ -478,7 +485,7 @@ class LineFlow:
             self._note_closures(unit, instructions, surely)
         elif index == 0 and self._tree is not None:  # the module: its globals, modules aside
             names = tuple(i.argval for i in instructions if i.opname.startswith(_NAME_BINDING))
-            hidden = unbindable | _maybe_modules(self._tree)
+            hidden = unbindable | (_maybe_modules(self._tree) if "import" in self.code else set())
             surely = _bound_surely(
                 instructions, normal, raises, names, (), _NAME_STORES, _NAME_DELETES, hidden
             )
@@ -543,7 +550,8 @@ class LineFlow:
                     todo.append(j)
         known = self._names[0] or frozenset()
 
-        def named(mask: int) -> frozenset[str]:
+        @functools.cache
+        def named(mask: int) -> frozenset[str]:  # instructions mostly share a few masks
             return frozenset(n for n in names if mask & bit[n]) & known
 
         bound = [
@@ -748,7 +756,8 @@ def _bound_surely(
                     todo.append(j)
     shown = [n for n in names if n not in hidden and not (n.startswith("__") and n.endswith("__"))]
 
-    def named(mask: int) -> frozenset[str]:
+    @functools.cache
+    def named(mask: int) -> frozenset[str]:  # instructions mostly share a few masks
         return frozenset(n for n in shown if mask & bit[n])
 
     return [None if mask is None else named(mask) for mask in masks]
@@ -760,25 +769,24 @@ def _maybe_modules(tree: ast.Module) -> set[str]:
     mentions one of those (``lib = math``, ``for m in (os, sys)``; ``x = math.pi`` too, to
     be safe)."""
     imported: set[str] = set()
+    bindings = []  # (the names a binding's value mentions, the names it binds)
     for node in ast.walk(tree):
         if isinstance(node, ast.Import | ast.ImportFrom):
             for alias in node.names:
                 imported.add(alias.asname or alias.name.split(".")[0])
+        value, targets = _binding(node)
+        if value is not None:
+            mentions = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+            bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            bindings.append((mentions, bound))
     found = set(imported)
     changed = True
     while changed:
         changed = False
-        for node in ast.walk(tree):
-            value, targets = _binding(node)
-            if value is None or not any(
-                isinstance(n, ast.Name) and n.id in found for n in ast.walk(value)
-            ):
-                continue
-            for target in targets:
-                for name in ast.walk(target):
-                    if isinstance(name, ast.Name) and name.id not in found:
-                        found.add(name.id)
-                        changed = True
+        for mentions, bound in bindings:
+            if mentions & found and not bound <= found:
+                found |= bound
+                changed = True
     return found
 
 
@@ -847,6 +855,17 @@ def _immutable(value: object) -> bool:
     if isinstance(value, tuple):
         return all(_immutable(item) for item in value)
     return isinstance(value, int | float | complex | str | bytes | type(None))
+
+
+class _Decoded(dis.Bytecode):
+    """A code object's instructions, decoded once: the readers above each walk them."""
+
+    def __init__(self, unit: CodeType) -> None:
+        super().__init__(unit)
+        self._decoded = list(super().__iter__())
+
+    def __iter__(self) -> Iterator[dis.Instruction]:
+        return iter(self._decoded)
 
 
 def _code_objects(top: CodeType) -> Iterator[CodeType]:
