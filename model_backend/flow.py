@@ -470,12 +470,9 @@ class LineFlow:
         bound = _bound_before(unit, instructions, ways, nonlocal_stores) if optimized else None
         if bound is not None:
             self._bound[index] = (_bound_at_line_events(bound, lines, ways, resumes[0]), {})
-        if optimized:
-            self._functions.add(index)
-        elif index == 0:
-            self._module_code = (instructions, lines, ways, resumes[0])
         surely = None
         if optimized:
+            self._functions.add(index)
             start = _arguments(unit) + tuple(self._made_with.get(id(unit), ()))
             names = unit.co_varnames + unit.co_cellvars + unit.co_freevars
             surely = _bound_surely(
@@ -484,6 +481,7 @@ class LineFlow:
             self._surely[index] = (_surely_on_lines(surely, lines, resumes[0]), {})
             self._note_closures(unit, instructions, surely)
         elif index == 0 and self._tree is not None:  # the module: its globals, modules aside
+            self._module_code = (instructions, lines, ways, resumes[0])
             names = tuple(i.argval for i in instructions if i.opname.startswith(_NAME_BINDING))
             hidden = unbindable | (_maybe_modules(self._tree) if "import" in self.code else set())
             surely = _bound_surely(
@@ -530,34 +528,10 @@ class LineFlow:
             for ins in bytecode
             if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL")
         }
-        names = tuple(i.argval for i in instructions if i.opname.startswith(_NAME_BINDING))
-        names = tuple(dict.fromkeys((*names, *sorted(globally))))
-        bit = {name: 1 << i for i, name in enumerate(names)}
-        stores = [
-            bit.get(ins.argval, 0) if ins.opname.startswith(_NAME_STORES) else 0
-            for ins in instructions
-        ]
-        masks: list[int | None] = [None] * len(instructions)
-        masks[0] = sum(bit[n] for n in globally)
-        todo = [0]
-        while todo:  # deletions are ignored: the sets only ever grow too large
-            k = todo.pop()
-            out = masks[k] | stores[k]  # type: ignore[operator]
-            for j in ways[k]:
-                before = masks[j]
-                if before is None or out | before != before:
-                    masks[j] = out if before is None else out | before
-                    todo.append(j)
         known = self._names[0] or frozenset()
-
-        @functools.cache
-        def named(mask: int) -> frozenset[str]:  # instructions mostly share a few masks
-            return frozenset(n for n in names if mask & bit[n]) & known
-
-        bound = [
-            None if mask is None else (named(mask), named(mask | stores[k]))
-            for k, mask in enumerate(masks)
-        ]
+        names = tuple(i.argval for i in instructions if i.opname.startswith(_NAME_BINDING))
+        names = tuple(n for n in (*names, *sorted(globally)) if n in known)
+        bound = _bound_maybe(instructions, ways, names, globally, _NAME_STORES)
         self._bound[0] = (_bound_at_line_events(bound, lines, ways, entry), {})
 
     def _note_closures(
@@ -638,21 +612,33 @@ def _bound_before(
     """For each instruction of a function's code, the variables that can be bound before and
     after it runs (None: it never runs): the arguments and free variables from the start, a
     cell that an inner function assigns (``nonlocal``) at any time, and each variable a store
-    on some path binds. Deletions are ignored, so the sets only ever grow too large."""
-    flags = unit.co_flags
-    count = unit.co_argcount + unit.co_kwonlyargcount
-    count += bool(flags & inspect.CO_VARARGS) + bool(flags & inspect.CO_VARKEYWORDS)
-    names = list(dict.fromkeys(unit.co_varnames + unit.co_cellvars + unit.co_freevars))
-    bit = {name: 1 << i for i, name in enumerate(names)}
-    start = unit.co_varnames[:count] + unit.co_freevars
+    on some path binds (:func:`_bound_maybe`)."""
+    names = unit.co_varnames + unit.co_cellvars + unit.co_freevars
+    start = _arguments(unit) + unit.co_freevars
     start += tuple(n for n in unit.co_cellvars if n in nonlocal_stores)
+    return _bound_maybe(instructions, ways, names, start, _FAST_STORES)
+
+
+def _bound_maybe(
+    instructions: list[dis.Instruction],
+    ways: list[list[int]],
+    names: tuple[str, ...],
+    start: Iterable[str],
+    stores_by: tuple[str, ...],
+) -> list[tuple[frozenset[str], frozenset[str]] | None]:
+    """For each instruction of one code object, which of ``names`` can be bound before and
+    after it runs (None: it never runs): ``start`` from the frame's start, and each name an
+    instruction of ``stores_by`` (by name prefix) stores on some path to it. Deletions are
+    ignored, so the sets only ever grow too large."""
+    names = tuple(dict.fromkeys(names))
+    bit = {name: 1 << i for i, name in enumerate(names)}
     stores = [0] * len(instructions)
     for k, ins in enumerate(instructions):
-        if ins.opname.startswith(("STORE_FAST", "STORE_DEREF")):
+        if ins.opname.startswith(stores_by):
             targets = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
-            stores[k] = sum(bit.get(t, 0) for t in targets)
+            stores[k] = sum(bit.get(t, 0) for t in targets if isinstance(t, str))
     masks: list[int | None] = [None] * len(instructions)
-    masks[0] = sum(bit[n] for n in set(start))
+    masks[0] = sum(bit[n] for n in set(start) if n in bit)
     todo = [0]
     while todo:
         k = todo.pop()
@@ -663,7 +649,8 @@ def _bound_before(
                 masks[j] = out if before is None else out | before
                 todo.append(j)
 
-    def named(mask: int) -> frozenset[str]:
+    @functools.cache
+    def named(mask: int) -> frozenset[str]:  # instructions mostly share a few masks
         return frozenset(n for n in names if mask & bit[n])
 
     return [

@@ -136,29 +136,23 @@ class SourceMap:
             self.by_text.setdefault(text, []).append(number)
             self.by_stripped.setdefault(text.strip(), []).append(number)
         self.scopes: list[Scope] = []
+        self.generators: set[int] = set()  # the def lines of functions with a yield of their own
+        # the lines each loop spans (its header to its last line): where a frame can go back
+        self.loops: list[tuple[int, int]] = []
         try:
             tree = ast.parse(code)
         except SyntaxError:
             tree = None
-        if tree is not None:
-            for node in ast.walk(tree):
-                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-                    end = node.end_lineno or node.lineno
-                    self.scopes.append(Scope(first, node.lineno, end, node.name))
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                end = node.end_lineno or node.lineno
+                self.scopes.append(Scope(first, node.lineno, end, node.name))
+                if not isinstance(node, ast.ClassDef) and _yields(node):
+                    self.generators.add(node.lineno)
+            elif isinstance(node, ast.For | ast.AsyncFor | ast.While):
+                self.loops.append((node.lineno, node.end_lineno or node.lineno))
         self.scopes.sort(key=lambda s: (s.start, -s.end))
-        # the def lines of generator functions (a yield of their own)
-        self.generators = {
-            node.lineno
-            for node in (ast.walk(tree) if tree is not None else ())
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _yields(node)
-        }
-        # the lines each loop spans (its header to its last line): where a frame can go back
-        self.loops = sorted(
-            (node.lineno, node.end_lineno or node.lineno)
-            for node in (ast.walk(tree) if tree is not None else ())
-            if isinstance(node, ast.For | ast.AsyncFor | ast.While)
-        )
         self.scope_starts = {s.start: s for s in self.scopes}
         # functions run without a call by name: a method the interpreter calls for an operator,
         # a property read or set, a decorator's wrapper; by the lines that may run them
@@ -240,13 +234,15 @@ class SourceMap:
     def calls_from(self, scope: Scope | None) -> dict[Scope, list[int]]:
         """The scopes that lines directly in ``scope`` (None: module level) run, with those
         lines: a function called by name; a class's ``__init__`` where the class is called (its
-        body does not run then); a class body at its ``class`` line, which runs it. Other
-        headers (``def``, decorators) are not calls."""
+        body does not run then); a class body at its ``class`` line, which runs it; what a
+        decorator line runs, and functions run without a call by name (``_read_implicit``).
+        A ``def`` line is not a call."""
         cached = self._calls.get(scope)
         if cached is not None:
             return cached
         start, end = (scope.start, scope.end) if scope else (1, len(self.lines))
         found: dict[Scope, list[int]] = {}
+        implicit = self._implicit + (self._wrapping.get(scope, []) if scope else [])
         for number in range(start, end + 1):
             text = self.lines[number - 1]
             if self.scope_of(number) != scope:
@@ -264,7 +260,6 @@ class SourceMap:
                         found.setdefault(target, []).append(number)
                     elif (init := self._initializer(target)) is not None:
                         found.setdefault(init, []).append(number)
-            implicit = self._implicit + (self._wrapping.get(scope, []) if scope else [])
             for target, pattern in implicit:
                 if target != scope and pattern.search(text):
                     lines = found.setdefault(target, [])
