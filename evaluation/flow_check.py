@@ -8,8 +8,10 @@ counts per action the states it constrains, those whose diff it narrows with
 :meth:`LineFlow.unchanged`, those for which it rules a kind of event out (no line of the frame
 can follow, or come before, the one it stands on), those in a module frame whose constants it
 fixes (:mod:`neural_debugger.model_backend.module_constants`), those whose whole locals must
-show variables every path to their line binds, and any real state it would forbid (with the
-first examples).
+show variables every path to their line binds, those whose variable or return value is the
+value a call just returned or a line copied (:mod:`neural_debugger.model_backend.handed_back`),
+those after a line that surely calls the program's code (only a call or an exception can
+come), and any real state it would forbid (with the first examples).
 
 ``python -m neural_debugger.evaluation.flow_check DIR [DIR ...] [--per-folder N] [--out F]``
 prints a table and writes ``evaluation/results/flow_check.json``.
@@ -25,19 +27,29 @@ from itertools import islice
 from pathlib import Path
 
 from neural_debugger.model_backend.flow import CALL_KINDS, Expected, LineFlow, expect
-from neural_debugger.protocol import parse_trajectory
+from neural_debugger.protocol import StateKind, parse_trajectory
 from neural_debugger.protocol.source_map import SourceMap
 from neural_debugger.training.shards import read_shards
 
 RESULTS = Path(__file__).resolve().parent / "results" / "flow_check.json"
 EXAMPLES = 10  # forbidden real states kept in the results, per run
-COLUMNS = ("states", "constrained", "narrowed", "ruled_out", "module", "required", "forbidden")
+COLUMNS = (
+    "states",
+    "constrained",
+    "narrowed",
+    "ruled_out",
+    "module",
+    "required",
+    "handed_back",
+    "copied",
+    "calls_first",
+    "forbidden",
+)
 
 
 def check_folder(folder: Path, limit: int | None, counts: dict[str, Counter], bad: list) -> int:
-    """Replay up to ``limit`` trajectories of ``folder`` into ``counts`` (per action: states,
-    constrained, narrowed, ruled_out, module, required, forbidden); return how many were
-    read."""
+    """Replay up to ``limit`` trajectories of ``folder`` into ``counts`` (per action: the
+    :data:`COLUMNS`); return how many were read."""
     read = 0
     for record in islice(read_shards(folder), limit):
         read += 1
@@ -51,8 +63,19 @@ def check_folder(folder: Path, limit: int | None, counts: dict[str, Counter], ba
             tally["states"] += 1
             tally["constrained"] += expected != Expected()
             tally["narrowed"] += bool(expected.unchanged)
-            tally["ruled_out"] += any(not texts for texts in expected.lines.values())
-            tally["module"] += bool(expected.fixed)  # the module's constants fixed
+            # a kind of event ruled out (the run's end aside: a step ends it only from a return)
+            lines = expected.lines.items()
+            tally["ruled_out"] += any(not texts for kind, texts in lines if not kind.is_exit)
+            constants = flow.module_constants.values
+            tally["module"] += any(name in constants for name in expected.fixed)
+            # a value a call returned, fixed in the caller (``y = f(x)``, ``return f(x)``), or
+            # one a line copies (``x = y``, ``total = 0``)
+            handed = any(name not in constants for name in expected.fixed)
+            returned = states[k - 1].kind is StateKind.RETURN
+            tally["handed_back"] += (handed and returned) or expected.returned is not None
+            tally["copied"] += handed and not returned
+            # a line that surely calls code of the program: a call (or an exception) comes next
+            tally["calls_first"] += expected.lines.get(StateKind.RETURN) == frozenset()
             # whole locals that must show some variables (bound on every path to the line)
             whole = states[k].kind in CALL_KINDS or expected.diff is False
             must = expected.required | expected.call_required.get(states[k].src or "", set())

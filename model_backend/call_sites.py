@@ -13,14 +13,28 @@ global or reached as an attribute), in code that reaches no names dynamically (`
 from __future__ import annotations
 
 import ast
+import builtins
 import warnings
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Iterator
+
+from neural_debugger.model_backend.module_constants import first_line, plain_classes
 
 # Builtins and attributes through which code can reach a function without naming it.
 _DYNAMIC_NAMES = frozenset(
     {"eval", "exec", "globals", "locals", "vars", "getattr", "__import__", "__dict__"}
 )
 _DYNAMIC_ATTRIBUTES = frozenset({"__dict__", "_getframe", "f_globals", "f_locals", "modules"})
+_BUILTINS = frozenset(dir(builtins))
+# Nodes that bind their ``name``: definitions, handlers (``except E as e``), patterns.
+_NAMED_BINDERS = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.ExceptHandler,
+    ast.MatchAs,
+    ast.MatchStar,
+)
 # Nodes that open a frame of their own (a return from one goes back to its definer's frame).
 _SCOPES = (
     ast.FunctionDef,
@@ -45,6 +59,8 @@ class CallSites:
         # a line -> the first lines of the frames a step into from it can enter (None: not
         # known, the code has frames that can be entered from lines it does not name)
         self._entered: dict[int, set[int]] | None = None
+        # the lines whose step into surely enters a frame of the code first (or raises)
+        self._calling: frozenset[int] = frozenset()
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -69,7 +85,9 @@ class CallSites:
         for name, lines in calls.items():
             function = plain[name]
             self._calls[function.lineno] = frozenset(lines)
-        self._own_lines(tree, {plain[name].lineno for name in calls})
+        owner = _owners(tree)
+        self._own_lines(owner, {plain[name].lineno for name in calls})
+        self._calling = _surely_calling(tree, owner)
         if _frames_opened_only_where_written(tree, set(calls)):
             self._entered = _entered_by_line(tree, {n: plain[n].lineno for n in calls})
 
@@ -87,6 +105,14 @@ class CallSites:
             return None
         return frozenset(start for line in lines for start in self._entered.get(line, ()))
 
+    def surely_calling(self, lines: Iterable[int]) -> bool:
+        """Whether a step into from any of ``lines`` (at least one) enters a frame of the code
+        before its frame reaches another line event: the line's statement surely calls a
+        function or class of the code whose call runs code of its own
+        (:func:`_surely_calling`). Only a call event or an exception can come next."""
+        lines = list(lines)
+        return bool(lines) and all(line in self._calling for line in lines)
+
     def returning_to(self, lines: Iterable[int]) -> frozenset[int] | None:
         """The lines that can have called the frame a return on one of ``lines`` leaves (the
         caller stands on one of them); None if a line is not in a plain function's own frame."""
@@ -99,19 +125,25 @@ class CallSites:
             found |= self._calls[function]
         return frozenset(found) if lines else None
 
-    def _own_lines(self, tree: ast.Module, functions: set[int]) -> None:
-        """Map each line to the plain function whose own frame holds it: the innermost frame
-        whose code spans the line (a line with a nested function, class, lambda or
-        comprehension on it belongs to that one)."""
-        scopes = [node for node in ast.walk(tree) if isinstance(node, _SCOPES)]
-        owner: dict[int, ast.AST] = {}
-        # outermost first (ast.walk is breadth-first, so an equal span keeps that order)
-        for node in sorted(scopes, key=lambda n: -((n.end_lineno or n.lineno) - n.lineno)):
-            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
-                owner[line] = node
+    def _own_lines(self, owner: dict[int, ast.AST], functions: set[int]) -> None:
+        """Map each line to the plain function whose own frame holds it (``owner``: see
+        :func:`_owners`)."""
         for line, scope in owner.items():
             if isinstance(scope, ast.FunctionDef) and scope.lineno in functions:
                 self._function_of[line] = scope.lineno
+
+
+def _owners(tree: ast.Module) -> dict[int, ast.AST]:
+    """Each line inside a frame-opening node, mapped to the innermost one whose code spans it
+    (a line with a nested function, class, lambda or comprehension on it belongs to that one);
+    lines of the module's own frame are left out."""
+    scopes = [node for node in ast.walk(tree) if isinstance(node, _SCOPES)]
+    owner: dict[int, ast.AST] = {}
+    # outermost first (ast.walk is breadth-first, so an equal span keeps that order)
+    for node in sorted(scopes, key=lambda n: -((n.end_lineno or n.lineno) - n.lineno)):
+        for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+            owner[line] = node
+    return owner
 
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp)
@@ -210,3 +242,104 @@ def _reaches_names_dynamically(tree: ast.Module) -> bool:
         if isinstance(node, ast.Attribute) and node.attr in _DYNAMIC_ATTRIBUTES:
             return True
     return False
+
+
+# Statements whose value a line event is surely followed by evaluating.
+_SIMPLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return)
+_NOT_OWN = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_SUSPENDING = (ast.Yield, ast.YieldFrom, ast.Await)
+
+
+def _surely_calling(tree: ast.Module, owner: dict[int, ast.AST]) -> frozenset[int]:
+    """The lines whose line event is surely followed by a call event (or an exception):
+    the only statement starting on the line, on that line alone, a simple statement of a
+    function, class or module frame (no lambda or comprehension shares the line), that does
+    not suspend, and whose value surely calls (outside a lambda, a comprehension, a
+    conditional branch or a short-circuit) a name of :func:`_entered_names`. Calls to other
+    functions that come first, and exceptions, leave only call and exception events next;
+    where the name is not bound yet, the call raises ``NameError``."""
+    names = _entered_names(tree)
+    if not names:
+        return frozenset()
+    starts = Counter(node.lineno for node in ast.walk(tree) if isinstance(node, ast.stmt))
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, _SIMPLE) or node.value is None:
+            continue
+        line = node.lineno
+        if node.end_lineno != line or starts[line] != 1 or isinstance(owner.get(line), _NOT_OWN):
+            continue
+        if any(isinstance(inner, _SUSPENDING) for inner in ast.walk(node)):
+            continue
+        if any(
+            isinstance(inner, ast.Call)
+            and isinstance(inner.func, ast.Name)
+            and inner.func.id in names
+            for inner in _surely_evaluated(node.value)
+        ):
+            found.add(line)
+    return frozenset(found)
+
+
+def _surely_evaluated(expression: ast.expr) -> Iterator[ast.AST]:
+    """The nodes of ``expression`` evaluated whenever it is: not the bodies of lambdas and
+    comprehensions, only the test of a conditional expression, the first operand of ``and``
+    and ``or``, the first comparison of a chain."""
+    todo: list[ast.AST] = [expression]
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, _NOT_OWN):
+            continue
+        if isinstance(node, ast.IfExp):
+            todo.append(node.test)
+        elif isinstance(node, ast.BoolOp):
+            todo.append(node.values[0])
+        elif isinstance(node, ast.Compare):
+            todo.extend([node.left, node.comparators[0]])
+        else:
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def _entered_names(tree: ast.Module) -> frozenset[str]:
+    """Names whose call runs code of the program: a function or class defined in the module's
+    own body, not decorated, bound nowhere else in the code and not a builtin's name, so that
+    a call by the name anywhere is its call (or a ``NameError`` before its definition). A
+    function must not be a generator (whose call runs nothing yet); a class must be one
+    ``type`` makes (:func:`.module_constants.plain_classes`) with an ``__init__`` or
+    ``__new__`` of its own."""
+    bindings = Counter(_bound_names(tree))
+    plain = plain_classes(tree)
+    found: set[str] = set()
+    for node in tree.body:
+        if bindings[getattr(node, "name", "")] != 1 or getattr(node, "decorator_list", True):
+            continue
+        if node.name in _BUILTINS:  # type: ignore[attr-defined]
+            continue
+        if isinstance(node, ast.FunctionDef) and not _yields(node):
+            found.add(node.name)
+        elif isinstance(node, ast.ClassDef) and first_line(node) in plain:
+            own = {
+                item.name
+                for item in node.body
+                if isinstance(item, ast.FunctionDef) and not item.decorator_list
+            }
+            if own & {"__init__", "__new__"}:
+                found.add(node.name)
+    return frozenset(found)
+
+
+def _bound_names(tree: ast.Module) -> Iterator[str]:
+    """Every binding of a name in the code, one per binding: stores and deletes, parameters,
+    imports, ``def`` and ``class`` statements, handlers, patterns, declarations."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            yield node.id
+        elif isinstance(node, _NAMED_BINDERS) and isinstance(node.name, str):
+            yield node.name
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            yield node.rest
+        elif isinstance(node, ast.alias):  # ``import a.b`` binds ``a``
+            yield node.asname or node.name.split(".")[0]
+        elif isinstance(node, ast.arg | ast.Global | ast.Nonlocal):
+            yield from _names_used(node)

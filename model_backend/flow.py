@@ -34,9 +34,10 @@ from types import CodeType
 from typing import TypeVar
 
 from neural_debugger.model_backend.call_sites import CallSites
+from neural_debugger.model_backend.handed_back import Copied, Receiver, copies, receivers
 from neural_debugger.model_backend.module_constants import ModuleConstants, plain_classes
 from neural_debugger.protocol import Action, ActionKind, State, StateKind, standalone
-from neural_debugger.protocol.source_map import LineTracker, SourceMap
+from neural_debugger.protocol.source_map import LineTracker, Located, SourceMap
 from neural_debugger.protocol.tokens import DIFF_MARKER_KEY
 from neural_debugger.tracer.values import CUT_MARKER, MAX_VARIABLES, MORE_VARIABLES_KEY
 
@@ -75,6 +76,7 @@ _REBINDING = (
 )
 _JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs) | frozenset(getattr(dis, "hasjump", ()))
 _STEPS = (ActionKind.STEP_INTO, ActionKind.STEP_OVER)
+_STEPS_ON = (*_STEPS, ActionKind.STEP_RETURN)  # actions that stop at the next return at least
 
 
 class LineFlow:
@@ -162,6 +164,16 @@ class LineFlow:
         stores = None if dynamic else (lambda name: self._name_stores.get(name, 0))
         module_names = self._names[0] if self._names else None
         return ModuleConstants(self._tree, self._plain_classes, stores, module_names)
+
+    @functools.cached_property
+    def receivers(self) -> dict[int, Receiver]:
+        """The lines that hand a call's return value on unchanged (:mod:`.handed_back`)."""
+        return receivers(self._tree) if self._tree is not None else {}
+
+    @functools.cached_property
+    def copies(self) -> dict[int, dict[str, Copied]]:
+        """The lines that only copy values into variables (:mod:`.handed_back`)."""
+        return copies(self._tree) if self._tree is not None else {}
 
     @functools.cached_property
     def call_sites(self) -> CallSites:
@@ -883,22 +895,27 @@ class Expected:
     # a forward line state in the module's frame (:mod:`.module_constants`): the value each of
     # these names has wherever it is shown, and the names its whole locals must show
     fixed: Mapping[str, str] = field(default_factory=dict)
-    # whole locals of a line state must show these (a function's arguments and what every path
-    # to the line bound; the module's names bound before its line); a call state's, by its
-    # source line, those of :attr:`call_required` (a line not listed: none)
+    # the locals of a line state must show these: whole locals, a function's arguments and what
+    # every path to the line bound (the module's names bound before its line); a diff, what a
+    # copy changed; a call state's, by its source line, those of :attr:`call_required` (a line
+    # not listed: none)
     required: frozenset[str] = frozenset()
     call_required: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # a return state's value: the one a call the frame returns unchanged returned (None: any)
+    returned: str | None = None
 
     def allows(self, state: State) -> bool:
         """Whether ``state`` keeps to what is expected."""
         if state.kind in self.lines and state.src not in self.lines[state.kind]:
             return False
+        if state.kind is StateKind.RETURN and self.returned not in (None, state.value):
+            return False
         if state.kind is StateKind.LINE and state.locals is not None:
             written = state.locals
             if any(written.get(k, v) not in (v, None) for k, v in self.fixed.items()):
                 return False
-        whole = state.kind in LINE_KINDS and state.locals is not None and not state.diff
-        if whole and not self.required <= set(state.locals or ()):
+        lined = state.kind in LINE_KINDS and state.locals is not None
+        if lined and not self.required <= set(state.locals or ()):
             return False
         calling = self.call_required.get(state.src or "", frozenset())
         if state.kind in CALL_KINDS and not calling <= set(state.locals or ()):
@@ -954,6 +971,15 @@ def expect(
       frame's, and in both cases the whole locals; a step's line is one the flow leads to from
       the raising line, or from the caller's line: where the history placed it, or, after a
       jump that skipped the call, any line that calls the function (:mod:`.call_sites`);
+    * after a return to a line that hands the value on (``y = f(x)``, ``return f(x)``:
+      :mod:`.handed_back`), a step shows ``y`` with the returned value, or returns it;
+    * a step from a line that only copies (``x = y``, ``a, b = b, a``, ``total = 0``) shows
+      each target, if at all, with its source's value before the step, or the literal's;
+    * a step into from a line that surely calls the program's code first (a function or
+      class of the code, :meth:`.call_sites.CallSites.surely_calling`) shows a call or an
+      exception, never another line or a return;
+    * a step (into, over, or out) ends the run only from a return (the top frame's), or by the
+      tracer's limits;
     * a step into or over from a line or a call state that stops on a line stays in that frame:
       its locals are a diff of the frame's variables, and its line is one the frame's flow
       allows next; from a line, the diff leaves out variables the line cannot change (see
@@ -972,6 +998,10 @@ def expect(
     forward = _expect_forward(flow, source, states, actions, action, call_names)
     # a forward action never comes back to the module frame's call, the run's first event
     forward = replace(forward, call_required=flow.required_by_call_text(source.lines, False))
+    if action.kind in _STEPS_ON and last.kind is not StateKind.RETURN:
+        # a run ends (but by the tracer's limits) only after its top frame's return event
+        ended = dict.fromkeys((StateKind.EXIT_NORMAL, StateKind.EXIT_ERROR), frozenset[str]())
+        forward = replace(forward, lines={**forward.lines, **ended})
     return _in_the_module(flow, source, forward)
 
 
@@ -992,7 +1022,8 @@ def _in_the_module(flow: LineFlow, source: SourceMap, expected: Expected) -> Exp
     required = constants.bound_at(numbers) if expected.diff is False else frozenset()
     if names is not None:
         required = required & names
-    return replace(expected, fixed=dict(constants.values), required=expected.required | required)
+    fixed = {**constants.values, **expected.fixed}
+    return replace(expected, fixed=fixed, required=expected.required | required)
 
 
 def _expect_forward(
@@ -1017,16 +1048,44 @@ def _expect_forward(
         )
     lines = {StateKind.CALL: _texts(source, flow.starts)} if flow.starts else {}
     if last.kind is StateKind.RETURN:  # the next line is the caller's, after its call
-        callers = _caller_lines(source, states, actions)
-        if not callers:  # the history did not see the call: the code may list the callers
-            returning = source.by_text.get(last.src or "", [])
+        located = _seen(source, states, actions)
+        callers = _caller_lines(source, located)
+        # the returning frame's lines: where the history placed it (a frame opened on a
+        # ``def`` line, not a lambda's or a comprehension's); after a jump, every line of its
+        # text, for which the code lists the callers only if they are a plain function's own
+        returning = source.by_text.get(last.src or "", [])
+        if callers:
+            assert located is not None  # callers are where the history placed the frames
+            on_def = located.named[-1:] == (True,)
+            returning = [located.line] if on_def and located.line is not None else []
+        else:  # the history did not see the call: the code may list the callers
             callers = sorted(flow.call_sites.returning_to(returning) or ())
         names = _names_after(flow, callers)
-        required: frozenset[str] = frozenset()
-        if action.kind in _STEPS:
-            lines.update(_lines_after(flow, source, callers))
-            required = _required_after(flow, callers, names)
-        return Expected(lines, diff=False, names=names, call_names=call_names, required=required)
+        if action.kind not in _STEPS:
+            return Expected(lines, diff=False, names=names, call_names=call_names)
+        lines.update(_lines_after(flow, source, callers))
+        required = _required_after(flow, callers, names)
+        receiver = _handed_back(flow, source, returning, callers)
+        if receiver is None or last.value is None:
+            return Expected(
+                lines, diff=False, names=names, call_names=call_names, required=required
+            )
+        if receiver.target is None:  # ``return f(x)``: the caller returns the same value
+            return Expected(
+                lines,
+                diff=False,
+                names=names,
+                call_names=call_names,
+                required=required,
+                returned=last.value,
+            )
+        fixed = {receiver.target: last.value}
+        shown = names is not None and receiver.target in names and len(names) < MAX_VARIABLES
+        if shown and not last.value.startswith("<module "):  # modules hide at the top level
+            required |= {receiver.target}
+        return Expected(
+            lines, diff=False, names=names, call_names=call_names, required=required, fixed=fixed
+        )
     here = source.by_text.get(last.src or "", [])  # every line the last state may stand on
     if last.kind is StateKind.EXCEPTION:  # a handler of the same frame
         names = _names_after(flow, here)
@@ -1056,14 +1115,58 @@ def _expect_forward(
         unchanged = dict.fromkeys(lines[StateKind.LINE], kept) if kept else {}
     elif following is not None and last.kind is StateKind.LINE:
         lines[StateKind.LINE] = frozenset()  # no line of this frame follows: it returns or raises
+    into = last.kind is StateKind.LINE and action.kind is ActionKind.STEP_INTO
+    if into and flow.call_sites.surely_calling(here):  # it calls code of the program first
+        lines[StateKind.LINE] = lines[StateKind.RETURN] = frozenset()
     if names is None or had is None:  # not known: any variable of the frame
         frame = flow.names_on if last.kind is StateKind.LINE else flow.names_starting_any
         names = frame(here)
     else:
         names |= had
+    fixed = _copied(flow, here, before) if last.kind is StateKind.LINE else {}
     return Expected(
-        lines, diff=True, names=names, call_names=call_names, unchanged=unchanged, before=before
+        lines,
+        diff=True,
+        names=names,
+        call_names=call_names,
+        unchanged=unchanged,
+        before=before,
+        fixed=fixed,
+        required=_changed(fixed, before, names),
     )
+
+
+def _changed(
+    fixed: Mapping[str, str], before: Mapping[str, str | None], names: frozenset[str] | None
+) -> frozenset[str]:
+    """The variables of ``fixed`` a diff against ``before`` must show: those whose text
+    changes (not where ``before`` hid some variables, or cut the old value's text)."""
+    if MORE_VARIABLES_KEY in before:
+        return frozenset()
+    return frozenset(
+        name
+        for name, value in fixed.items()
+        if before.get(name) != value
+        and not (before.get(name) or "").endswith(CUT_MARKER)
+        and (names is None or name in names)
+    )
+
+
+def _copied(flow: LineFlow, here: list[int], before: Mapping[str, str | None]) -> dict[str, str]:
+    """The values a step from a line that only copies (``x = y``, ``total = 0``: every line
+    of ``here`` alike) gives its targets: the source variable's value in ``before`` (where it
+    is shown whole), or the literal's text."""
+    found = [flow.copies.get(line) for line in here]
+    if not found or found[0] is None or any(other != found[0] for other in found):
+        return {}
+    fixed: dict[str, str] = {}
+    for target, copied in found[0].items():
+        value = copied.text
+        if copied.variable is not None:
+            value = before.get(copied.variable)
+        if value is not None and not value.endswith(CUT_MARKER):
+            fixed[target] = value
+    return fixed
 
 
 def _expect_backward(
@@ -1137,7 +1240,7 @@ def _expect_backward(
         required = _within(flow.names_surely_at([*here, *heads]), names)
         return Expected(lines, diff=False, names=names, call_names=call_names, required=required)
     if last.kind is StateKind.INV_CALL:
-        callers = _caller_lines(source, states, actions)
+        callers = _caller_lines(source, _seen(source, states, actions))
         if callers:
             lines[StateKind.INV_LINE] = _texts(source, callers)
             names = flow.names_at(callers)
@@ -1181,30 +1284,48 @@ def _within(required: frozenset[str], names: frozenset[str] | None) -> frozenset
     return required if names is None else required & names
 
 
-def _caller_lines(
+def _handed_back(
+    flow: LineFlow, source: SourceMap, returning: list[int], callers: list[int]
+) -> Receiver | None:
+    """How the caller takes the return value of the last state (a return from one of the
+    ``returning`` lines), when its line hands it on unchanged (:mod:`.handed_back`): every
+    line the caller may stand on binds one variable to, or returns, the value of a call by
+    the name of the function every returning line is in."""
+    found = {flow.receivers.get(line) for line in callers}
+    if len(found) != 1 or not returning:
+        return None
+    (receiver,) = found
+    if receiver is None:
+        return None
+    for line in returning:
+        function = source.scope_of(line)
+        if function is None or function.name != receiver.callee:
+            return None
+    return receiver
+
+
+def _seen(
     source: SourceMap, states: tuple[State, ...], actions: tuple[Action, ...]
-) -> list[int]:
-    """Every line the caller of the last state's frame may stand on: the lines sharing the
-    text of the line the history places it on; none after a breakpoint jump, whose frames
-    in between are guessed from the code, not seen."""
+) -> Located | None:
+    """Where the history places the last state and its frames (see
+    :class:`~neural_debugger.protocol.source_map.LineTracker`); None after a breakpoint
+    jump, whose frames in between are guessed from the code, not seen."""
     if any(a.kind is ActionKind.BREAKPOINT for a in actions):
-        return []
-    stack = _stack(source, states, actions)
-    if len(stack) < 2 or stack[-2] is None:
-        return []
-    return source.by_text.get(source.lines[stack[-2] - 1], [])
-
-
-def _stack(
-    source: SourceMap, states: tuple[State, ...], actions: tuple[Action, ...]
-) -> tuple[int | None, ...]:
-    """The line of every frame after the last state, outermost first, as the history places
-    them (see :class:`~neural_debugger.protocol.source_map.LineTracker`)."""
+        return None
     tracker = LineTracker(source)
     located = None
     for index, state in enumerate(states):
         located = tracker.locate(state, actions[index - 1] if index else None)
-    return located.stack if located is not None else ()
+    return located
+
+
+def _caller_lines(source: SourceMap, located: Located | None) -> list[int]:
+    """Every line the caller of the frame ``located`` stands in may stand on: the lines
+    sharing the text of the line the history places it on (none where it places none)."""
+    stack = located.stack if located is not None else ()
+    if len(stack) < 2 or stack[-2] is None:
+        return []
+    return source.by_text.get(source.lines[stack[-2] - 1], [])
 
 
 def _texts(source: SourceMap, numbers: Iterable[int]) -> frozenset[str]:

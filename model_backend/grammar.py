@@ -24,6 +24,12 @@ A :class:`StateWriter` walks the layout of a state token by token (see
 * whole locals, and a call state's, do not close before each variable every path from the
   frame's start to the line binds is shown (:meth:`.flow.LineFlow.names_surely_at`): a
   function's arguments at least;
+* after a return to ``y = f(x)`` or ``return f(x)`` the caller's next line shows ``y`` with
+  the value ``f`` returned, or the caller returns it; after a line that only copies
+  (``x = y``, ``total = 0``) the diff shows each target whose text changes, with its source's
+  value (:mod:`.handed_back`); a step into from
+  a line that surely calls the program's code first lands on a call or an exception
+  (:meth:`.call_sites.CallSites.surely_calling`);
 * a variable's name is a name the code mentions, not a keyword (or one of the markers, or
   ``.0``, the hidden argument of a comprehension's frame), shown once: a model cannot invent
   variables, and never starts a name that could only end as one already shown;
@@ -129,6 +135,7 @@ class JsonCursor:
         "state",
         "tail",
         "utf8",
+        "want",
     )
 
     def __init__(
@@ -140,12 +147,15 @@ class JsonCursor:
         before: Before | None = None,
         fixed: Mapping[bytes, bytes] | None = None,
         required: frozenset[bytes] = frozenset(),
+        want: bytes | None = None,
     ) -> None:
         self.mode = mode  # "object" or "string"
+        self.want = want  # a string's contents, where the code fixes them (None: any)
         self.names = names  # the names a key may be (None: any)
         self.before = before  # in a diff: what it is a diff against (None: not known)
-        # names whose value the code fixes (as JSON string contents), and names whole locals
-        # must show before they close (:mod:`.module_constants`)
+        # names whose value the code fixes (as JSON string contents), and names the locals
+        # must show before they close (whole locals: :mod:`.module_constants`, what every path
+        # bound; a diff: what a copy changed)
         self.fixed = fixed or {}
         self.required = required
         self.state = "start"
@@ -219,7 +229,7 @@ class JsonCursor:
                 self.state = "after_value"
                 self.buf = bytearray()
         elif s == "after_value":
-            if byte == 0x7D and (self.diff or self.required <= self.keys):
+            if byte == 0x7D and self.required <= self.keys:
                 self.done = True
                 return True
             ok = byte == 0x2C and (self.names is None or self._name_left(b""))  # ,
@@ -252,8 +262,12 @@ class JsonCursor:
             return True
         if self.tail:
             return self._tail_byte(byte)
-        if self.state == "value" and self.key in self.fixed:  # a value the code fixes
+        # a value the code fixes: a variable's (the module's constants, a call's result) or a
+        # return value (a call's, returned on)
+        want = self.want if self.state == "string" else None
+        if self.state == "value" and self.key in self.fixed:
             want = self.fixed[self.key]  # type: ignore[index]
+        if want is not None:
             if byte == 0x22 and self.buf == want:
                 return self._close_string()
             if not want.startswith(bytes(self.buf) + bytes([byte])):
@@ -714,4 +728,6 @@ class StateWriter:
                 required=frozenset(n.encode() for n in required),
             )
         elif kind == "string":
-            self._cursor = JsonCursor("string")
+            returned = self.expected.returned if self.kind is StateKind.RETURN else None
+            want = None if returned is None else _json_texts({"": returned})[b""]
+            self._cursor = JsonCursor("string", want=want)

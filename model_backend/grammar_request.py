@@ -56,6 +56,7 @@ class GrammarRequest:
                 "fixed": dict(e.fixed),
                 "required": sorted(e.required),
                 "call_required": {k: sorted(v) for k, v in e.call_required.items()},
+                "returned": e.returned,
             },
             separators=(",", ":"),
             ensure_ascii=False,
@@ -87,6 +88,7 @@ class GrammarRequest:
                 call_required={
                     str(k): frozenset(map(str, v)) for k, v in data.get("call_required", {}).items()
                 },
+                returned=None if data.get("returned") is None else str(data["returned"]),
             )
             return GrammarRequest(str(data["code"]), bool(data["inverse"]), expected, wanted)
         except GrammarRequestError:

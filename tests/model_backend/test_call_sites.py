@@ -138,3 +138,77 @@ def test_the_grammar_allows_only_the_called_frames_and_a_real_run_keeps_to_it() 
             assert program.context_line(after.file, after.line) in entered, (before, after)
             steps += 1
     assert steps >= 4  # main, total, the comprehension, clamp
+
+
+CALLING = "\n".join(
+    [
+        "class Counter:",  # 1
+        "    def __init__(self, start):",  # 2
+        "        self.n = start",  # 3
+        "class Bare:",  # 4
+        "    pass",  # 5
+        "def add(a, b):",  # 6
+        "    return a + b",  # 7
+        "def gen():",  # 8
+        "    yield 1",  # 9
+        "def main(flag):",  # 10
+        "    c = Counter(3)",  # 11
+        "    y = add(1, 2)",  # 12
+        "    z = flag and add(1, 2)",  # 13
+        "    g = gen()",  # 14
+        "    w = [add(v, 1) for v in range(3)]",  # 15
+        "    print(1 if add(1, 1) else 0)",  # 16
+        "    if y: add(1, 2)",  # 17
+        "    f = lambda: add(1, 2)",  # 18
+        "    b = Bare()",  # 19
+        "    t = (",  # 20
+        "        add(1, 2))",  # 21
+        "    return str(add(y, 1))",  # 22
+    ]
+)
+
+
+def test_a_line_that_surely_calls_the_code_steps_into_a_call() -> None:
+    sites = CallSites(CALLING)
+    sure = [n for n in range(1, 23) if sites.surely_calling([n])]
+    # a class with an __init__ of its own, a function, a test evaluated whatever it says, a
+    # call nested in a builtin's; not a short-circuit, a generator, a comprehension, a branch,
+    # a lambda, a class whose instances run no code of the program, a statement over lines
+    assert sure == [11, 12, 16, 22]
+    assert sites.surely_calling([11, 12]) and not sites.surely_calling([11, 13])
+    assert not sites.surely_calling([])
+    # a name bound twice, or a builtin's, may call something else
+    assert not CallSites(CALLING + "\nadd = max").surely_calling([12])
+    shadowed = CALLING.replace("add", "max")
+    assert not CallSites(shadowed).surely_calling([12])
+    assert not CallSites(CALLING + "\nimport add.sub").surely_calling([12])
+
+
+def test_after_such_a_line_only_a_call_or_an_exception_comes_and_real_runs_agree() -> None:
+    flow, source = LineFlow(CALLING), SourceMap(CALLING)
+    into = Action(kind=ActionKind.STEP_INTO)
+    states = (
+        State(kind=StateKind.CALL, src="def main(flag):", locals={"flag": "True"}),
+        State(kind=StateKind.LINE, src="    y = add(1, 2)", locals={"flag": "True"}),
+    )
+    expected = expect(flow, source, states, (into,), into)
+    assert expected.lines[StateKind.LINE] == expected.lines[StateKind.RETURN] == frozenset()
+    called = State(kind=StateKind.CALL, src="def add(a, b):", locals={"a": "1", "b": "2"})
+    assert expected.allows(called)
+    skipped = State(kind=StateKind.LINE, src="    z = flag and add(1, 2)", locals={})
+    assert not expected.allows(skipped)
+    assert expected.allows(State(kind=StateKind.EXCEPTION, src=states[1].src, value="E()"))
+    over = expect(flow, source, states, (into,), Action(kind=ActionKind.STEP_OVER))
+    assert over.lines[StateKind.LINE]  # a step over goes past the call
+    for flag in ("True", "False"):
+        program = Program(path="calling.py", source=CALLING, entry=f"main({flag})")
+        sites = CallSites(program.context)
+        events = record(program, TRACE_LIMITS).events
+        checked = 0
+        for before, after in itertools.pairwise(events):
+            if before.kind == "line" and sites.surely_calling(
+                [program.context_line(before.file, before.line)]
+            ):
+                assert after.kind in ("call", "exception"), (before, after)
+                checked += 1
+        assert checked >= 4

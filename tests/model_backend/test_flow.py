@@ -333,8 +333,9 @@ def test_what_the_history_and_the_action_fix() -> None:
     module = EXAMPLE.context.split("\n")[0]  # the module frame starts on line 1
     starts = {module, "def main():", "def running_total(xs):"}  # where frames start
     variables = {"xs", "total", "out", "x"}  # running_total's frame
+    ends = {StateKind.EXIT_NORMAL: frozenset(), StateKind.EXIT_ERROR: frozenset()}
     over = expect(flow, source, states, (STEP_OVER,), STEP_OVER)
-    assert over.lines == {StateKind.CALL: starts, StateKind.LINE: {"    out = []"}}
+    assert over.lines == {StateKind.CALL: starts, StateKind.LINE: {"    out = []"}, **ends}
     assert over.diff is True and over.names == {"xs", "total"}  # `out` is not bound yet
     assert over.call_names["def running_total(xs):"] == {"xs"}  # a call shows the arguments
     assert over.call_names["def main():"] == set()
@@ -342,7 +343,7 @@ def test_what_the_history_and_the_action_fix() -> None:
     assert first.lines[StateKind.LINE] == {"    total = 0"} and first.names == {"xs"}
     step_return = Action(kind=ActionKind.STEP_RETURN)
     returning = expect(flow, source, states, (STEP_OVER,), step_return)
-    assert returning.lines == {StateKind.CALL: starts} and returning.diff is None
+    assert returning.lines == {StateKind.CALL: starts, **ends} and returning.diff is None
     breakpoint = Action(kind=ActionKind.BREAKPOINT, target="    return out")
     stop = expect(flow, source, states, (STEP_OVER,), breakpoint)
     assert stop.lines[StateKind.RETURN] == stop.lines[StateKind.LINE] == {"    return out"}
@@ -364,7 +365,12 @@ def test_what_the_history_and_the_action_fix() -> None:
     assert after_out.unchanged == {"    for x in xs:": {"total"}}  # xs is a list
     changed = State(kind=StateKind.LINE, src="    for x in xs:", locals={"total": "1"}, diff=True)
     assert not after_out.allows(changed)
+    # `out = []` only copies a literal: the diff shows `out`, with that value
+    assert after_out.fixed == {"out": "[]"} and after_out.required == {"out"}
     assert after_out.allows(
+        State(kind=StateKind.LINE, src="    for x in xs:", locals={"out": "[]"}, diff=True)
+    )
+    assert not after_out.allows(
         State(kind=StateKind.LINE, src="    for x in xs:", locals={}, diff=True)
     )
 
@@ -554,3 +560,21 @@ def test_after_a_return_or_an_exception_the_frame_goes_on_from_its_line() -> Non
     kinds = [(e.kind, program.context_line(e.file, e.line)) for e in events]
     at = kinds.index(("exception", 8))
     assert kinds[at + 1] == ("line", 9)
+
+
+def test_a_step_ends_the_run_only_from_a_return() -> None:
+    """The tracer records the top frame's return before the run's end: a step into, over or
+    out ends the run only from a return state (or by the tracer's limits, ``exit_never``)."""
+    source, flow = SourceMap(EXAMPLE.context), LineFlow(EXAMPLE.context)
+    states = _states()
+    ended = State(kind=StateKind.EXIT_NORMAL)
+    failed = State(kind=StateKind.EXIT_ERROR)
+    for kind in (ActionKind.STEP_INTO, ActionKind.STEP_OVER, ActionKind.STEP_RETURN):
+        expected = expect(flow, source, states, (STEP_OVER,), Action(kind=kind))
+        assert not expected.allows(ended) and not expected.allows(failed)
+        assert expected.allows(State(kind=StateKind.EXIT_NEVER))
+    returned = (*states, State(kind=StateKind.RETURN, src="    return out", value="[]"))
+    after = expect(flow, source, returned, (STEP_OVER,) * 2, STEP_OVER)
+    assert after.allows(ended)
+    go_on = expect(flow, source, states, (STEP_OVER,), Action(kind=ActionKind.CONTINUE))
+    assert go_on.allows(ended)

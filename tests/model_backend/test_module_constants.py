@@ -208,4 +208,9 @@ def test_the_locals_object_writes_fixed_values_and_waits_for_required_names() ->
     diff = JsonCursor(
         "object", need_diff=True, fixed={b"LIMIT": b"2"}, required=frozenset({b"LIMIT"})
     )
-    assert all(diff.feed(b) for b in b'{"..": "..", "x": "1"}') and diff.done  # diffs need not
+    # a diff shows what it is required to (what a copy changed) before it closes, too
+    assert not all(diff.feed(b) for b in b'{"..": "..", "x": "1"}')
+    diff = JsonCursor(
+        "object", need_diff=True, fixed={b"LIMIT": b"2"}, required=frozenset({b"LIMIT"})
+    )
+    assert all(diff.feed(b) for b in b'{"..": "..", "LIMIT": "2"}') and diff.done
