@@ -199,12 +199,16 @@ eval-model: $(STAMP)
 	$(BIN)/ndb eval run --data-root $(DATA) $(foreach m,$(MODELS),--model $(m))
 	$(MAKE) eval-report
 
-# Whether the decoder's grammar allows every state of the held-out sets and of 10,000 training
-# trajectories (evaluation/results/flow_check.json); needs the data of `make heldout` and `make data`.
+# Whether the decoder's grammar allows every state of the seven held-out sets and of up to
+# 10,000 training trajectories (evaluation/results/flow_check.json); needs the data of
+# `make heldout` and `make data` (FLOW_TRAIN: the training folder; the recorded run used
+# `make flow-check DATA=data FLOW_TRAIN=data/seed7/train`).
+FLOW_TRAIN ?= $(DATA)/train
 .PHONY: flow-check
 flow-check: $(STAMP)
 	$(BIN)/python -m neural_debugger.evaluation.flow_check $(DATA)/heldout $(DATA)/heldout-real \
-		$(DATA)/heldout-2 $(DATA)/heldout-3 $(DATA)/train --per-folder 10000
+		$(DATA)/heldout-2 $(DATA)/heldout-3 $(DATA)/heldout-packages $(DATA)/heldout-drills \
+		$(DATA)/heldout-everyday $(FLOW_TRAIN) --per-folder 10000
 
 # Plots (evaluation/plots) and docs/results.md, from evaluation/results/.
 .PHONY: eval-report
