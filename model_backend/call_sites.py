@@ -18,6 +18,7 @@ import warnings
 from collections import Counter
 from collections.abc import Iterable, Iterator
 
+from neural_debugger.model_backend.handed_back import alone_on_their_lines
 from neural_debugger.model_backend.module_constants import first_line, plain_classes
 
 # Builtins and attributes through which code can reach a function without naming it.
@@ -261,13 +262,12 @@ def _surely_calling(tree: ast.Module, owner: dict[int, ast.AST]) -> frozenset[in
     names = _entered_names(tree)
     if not names:
         return frozenset()
-    starts = Counter(node.lineno for node in ast.walk(tree) if isinstance(node, ast.stmt))
     found: set[int] = set()
-    for node in ast.walk(tree):
+    for node in alone_on_their_lines(tree):
         if not isinstance(node, _SIMPLE) or node.value is None:
             continue
         line = node.lineno
-        if node.end_lineno != line or starts[line] != 1 or isinstance(owner.get(line), _NOT_OWN):
+        if isinstance(owner.get(line), _NOT_OWN):
             continue
         if any(isinstance(inner, _SUSPENDING) for inner in ast.walk(node)):
             continue

@@ -1066,25 +1066,25 @@ def _expect_forward(
         lines.update(_lines_after(flow, source, callers))
         required = _required_after(flow, callers, names)
         receiver = _handed_back(flow, source, returning, callers)
-        if receiver is None or last.value is None:
-            return Expected(
-                lines, diff=False, names=names, call_names=call_names, required=required
-            )
-        if receiver.target is None:  # ``return f(x)``: the caller returns the same value
-            return Expected(
-                lines,
-                diff=False,
-                names=names,
-                call_names=call_names,
-                required=required,
-                returned=last.value,
-            )
-        fixed = {receiver.target: last.value}
-        shown = names is not None and receiver.target in names and len(names) < MAX_VARIABLES
-        if shown and not last.value.startswith("<module "):  # modules hide at the top level
-            required |= {receiver.target}
+        fixed: dict[str, str] = {}
+        returned = None
+        if receiver is not None and last.value is not None:
+            if receiver.target is None:  # ``return f(x)``: the caller returns the same value
+                returned = last.value
+            else:
+                target = receiver.target
+                fixed = {target: last.value}
+                shown = names is not None and target in names and len(names) < MAX_VARIABLES
+                if shown and not last.value.startswith("<module "):  # hidden at the top level
+                    required |= {target}
         return Expected(
-            lines, diff=False, names=names, call_names=call_names, required=required, fixed=fixed
+            lines,
+            diff=False,
+            names=names,
+            call_names=call_names,
+            required=required,
+            fixed=fixed,
+            returned=returned,
         )
     here = source.by_text.get(last.src or "", [])  # every line the last state may stand on
     if last.kind is StateKind.EXCEPTION:  # a handler of the same frame

@@ -48,44 +48,37 @@ def _called_name(node: ast.expr) -> str | None:
 
 def _receiver(statement: ast.stmt) -> Receiver | None:
     """What ``statement`` does with its call's value, if it hands it on unchanged."""
-    target: str | None
-    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-        value, first = statement.value, statement.targets[0]
-        target = first.id if isinstance(first, ast.Name) else None
-        if target is None:
-            return None
-    elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
-        value = statement.value
-        target = statement.target.id if isinstance(statement.target, ast.Name) else None
-        if target is None:
-            return None
-    elif isinstance(statement, ast.Return) and statement.value is not None:
+    target: ast.expr | None
+    if isinstance(statement, ast.Return):
         value, target = statement.value, None
+    elif isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        value, target = statement.value, statement.targets[0]
+    elif isinstance(statement, ast.AnnAssign):
+        value, target = statement.value, statement.target
     else:
         return None
-    if target is not None and _dunder(target):
-        return None  # the tracer hides dunder names
+    if target is not None and not (isinstance(target, ast.Name) and not _dunder(target.id)):
+        return None  # an attribute, an item or a tuple; or a dunder, which the tracer hides
     if not isinstance(value, ast.Call):
         return None
     callee = _called_name(value.func)
-    if callee is None:
-        return None
     same = sum(
         1
         for node in ast.walk(value)
         if isinstance(node, ast.Call) and _called_name(node.func) == callee
     )
-    return Receiver(callee, target) if same == 1 else None
+    if callee is None or same != 1:
+        return None
+    return Receiver(callee, target.id if isinstance(target, ast.Name) else None)
 
 
 def receivers(tree: ast.Module) -> dict[int, Receiver]:
     """The lines of ``tree`` whose statement hands a call's return value on unchanged."""
     found: dict[int, Receiver] = {}
-    for node in _alone_on_their_lines(tree):
-        if isinstance(node, ast.Assign | ast.AnnAssign | ast.Return):
-            receiver = _receiver(node)
-            if receiver is not None:
-                found[node.lineno] = receiver
+    for node in alone_on_their_lines(tree):
+        receiver = _receiver(node)
+        if receiver is not None:
+            found[node.lineno] = receiver
     return found
 
 
@@ -100,32 +93,38 @@ class Copied:
 def copies(tree: ast.Module) -> dict[int, dict[str, Copied]]:
     """The lines of ``tree`` that only copy values into variables: each target's source."""
     found: dict[int, dict[str, Copied]] = {}
-    for node in _alone_on_their_lines(tree):
-        pairs: list[tuple[ast.expr, ast.expr]] = []
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Tuple | ast.List):
-                    if not isinstance(node.value, ast.Tuple | ast.List) or len(
-                        node.value.elts
-                    ) != len(target.elts):
-                        pairs = []
-                        break
-                    pairs += zip(target.elts, node.value.elts, strict=True)
-                else:
-                    pairs.append((target, node.value))
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            pairs.append((node.target, node.value))
+    for node in alone_on_their_lines(tree):
+        pairs = _assigned_pairs(node)
         names = [target.id for target, _ in pairs if isinstance(target, ast.Name)]
         if not pairs or len(names) != len(pairs) or len(set(names)) != len(names):
             continue  # a target that is no plain name (or twice): something else may run
-        sources = [_source(value) for _, value in pairs]
-        if any(source is None for source in sources):
+        sources = {name: _source(value) for name, (_, value) in zip(names, pairs, strict=True)}
+        if None in sources.values():
             continue  # a value that may run code (an operator, a call, a hash): not a copy
-        copied = dict(zip(names, sources, strict=True))
-        kept = {n: c for n, c in copied.items() if c is not None and not _dunder(n)}
+        kept = {n: c for n, c in sources.items() if c is not None and not _dunder(n)}
         if kept:
             found[node.lineno] = kept
     return found
+
+
+def _assigned_pairs(node: ast.stmt) -> list[tuple[ast.expr, ast.expr]]:
+    """Each target of an assignment with the expression it takes (``a, b = b, a`` pairs
+    element by element); none where a target unpacks anything but a display of its size."""
+    if isinstance(node, ast.AnnAssign) and node.value is not None:
+        return [(node.target, node.value)]
+    if not isinstance(node, ast.Assign):
+        return []
+    pairs: list[tuple[ast.expr, ast.expr]] = []
+    for target in node.targets:
+        if not isinstance(target, ast.Tuple | ast.List):
+            pairs.append((target, node.value))
+        elif isinstance(node.value, ast.Tuple | ast.List) and len(node.value.elts) == len(
+            target.elts
+        ):
+            pairs += zip(target.elts, node.value.elts, strict=True)
+        else:
+            return []
+    return pairs
 
 
 def _source(value: ast.expr) -> Copied | None:
@@ -146,8 +145,9 @@ def _dunder(name: str) -> bool:
     return name.startswith("__") and name.endswith("__")
 
 
-def _alone_on_their_lines(tree: ast.Module) -> list[ast.stmt]:
-    """The statements on one line that no other statement starts on."""
+def alone_on_their_lines(tree: ast.Module) -> list[ast.stmt]:
+    """The statements on one line that no other statement starts on (a statement over
+    several lines, or sharing one, has line events, or runs code, its line does not say)."""
     starts = Counter(node.lineno for node in ast.walk(tree) if isinstance(node, ast.stmt))
     return [
         node
