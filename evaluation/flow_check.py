@@ -27,7 +27,7 @@ from itertools import islice
 from pathlib import Path
 
 from neural_debugger.model_backend.flow import CALL_KINDS, Expected, LineFlow, expect
-from neural_debugger.protocol import StateKind, parse_trajectory
+from neural_debugger.protocol import ActionKind, StateKind, parse_trajectory
 from neural_debugger.protocol.source_map import SourceMap
 from neural_debugger.training.shards import read_shards
 
@@ -42,7 +42,12 @@ COLUMNS = (
     "required",
     "handed_back",
     "copied",
+    "run_over",
+    "own_return",
     "calls_first",
+    "enters",
+    "callers_go_on",
+    "caller_returns",
     "forbidden",
 )
 
@@ -74,8 +79,24 @@ def check_folder(folder: Path, limit: int | None, counts: dict[str, Counter], ba
             returned = states[k - 1].kind is StateKind.RETURN
             tally["handed_back"] += (handed and returned) or expected.returned is not None
             tally["copied"] += handed and not returned
+            # after the module frame's return, only the run's end
+            ruled = {kind for kind, texts in lines if not texts}
+            over = {StateKind.CALL, StateKind.LINE, StateKind.RETURN, StateKind.EXCEPTION} <= ruled
+            tally["run_over"] += over
+            # a step out of a line or a call: its frame's return, on a line of its code
+            out = action.kind is ActionKind.STEP_RETURN
+            tally["own_return"] += out and bool(expected.lines.get(StateKind.RETURN))
             # a line that surely calls code of the program: a call (or an exception) comes next
-            tally["calls_first"] += expected.lines.get(StateKind.RETURN) == frozenset()
+            tally["calls_first"] += not over and StateKind.RETURN in ruled
+            # ... and nothing can raise before that call: only the call comes next
+            into = action.kind is ActionKind.STEP_INTO
+            tally["enters"] += into and not over and StateKind.EXCEPTION in ruled
+            # a function's return (not the top frame's): its caller goes on, the run cannot end
+            tally["callers_go_on"] += returned and StateKind.EXIT_NORMAL in ruled
+            # after a return, a step shows the caller's return or exception only on the
+            # call's line
+            stepped = action.kind in (ActionKind.STEP_INTO, ActionKind.STEP_OVER)
+            tally["caller_returns"] += returned and stepped and StateKind.RETURN in expected.lines
             # whole locals that must show some variables (bound on every path to the line)
             whole = states[k].kind in CALL_KINDS or expected.diff is False
             must = expected.required | expected.call_required.get(states[k].src or "", set())

@@ -62,6 +62,9 @@ class CallSites:
         self._entered: dict[int, set[int]] | None = None
         # the lines whose step into surely enters a frame of the code first (or raises)
         self._calling: frozenset[int] = frozenset()
+        # the lines whose step into surely enters one with no exception first, if the
+        # variables each maps to are bound
+        self._entering: dict[int, frozenset[str]] = {}
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -89,6 +92,7 @@ class CallSites:
         owner = _owners(tree)
         self._own_lines(owner, {plain[name].lineno for name in calls})
         self._calling = _surely_calling(tree, owner)
+        self._entering = _surely_entering(tree, owner)
         if _frames_opened_only_where_written(tree, set(calls)):
             self._entered = _entered_by_line(tree, {n: plain[n].lineno for n in calls})
 
@@ -113,6 +117,16 @@ class CallSites:
         (:func:`_surely_calling`). Only a call event or an exception can come next."""
         lines = list(lines)
         return bool(lines) and all(line in self._calling for line in lines)
+
+    def surely_entering(self, lines: Iterable[int], bound: frozenset[str]) -> bool:
+        """Whether a step into from any of ``lines`` (at least one) surely shows a call event
+        next, no exception first, the frame having ``bound`` bound (:func:`_surely_entering`):
+        the line calls a function of the code first, found by its name and given arguments
+        it takes, that read only bound variables."""
+        lines = list(lines)
+        return bool(lines) and all(
+            line in self._entering and self._entering[line] <= bound for line in lines
+        )
 
     def returning_to(self, lines: Iterable[int]) -> frozenset[int] | None:
         """The lines that can have called the frame a return on one of ``lines`` leaves (the
@@ -279,6 +293,79 @@ def _surely_calling(tree: ast.Module, owner: dict[int, ast.AST]) -> frozenset[in
         ):
             found.add(line)
     return frozenset(found)
+
+
+def _surely_entering(tree: ast.Module, owner: dict[int, ast.AST]) -> dict[int, frozenset[str]]:
+    """The lines whose line event is surely followed by a call event, with no exception
+    first, as long as the names they map to are bound: the only statement on its line, of a
+    function or the module's frame, whose value is a call of a function of
+    :func:`_entered_names` defined by a top-level statement before the one holding the line
+    (so its name is bound whenever the line runs), with arguments that cannot raise (constants,
+    variables, and lists, tuples, sets and dicts of them with constant keys) and that match
+    its parameters (no ``*`` or ``**``, no keywords, as many as it takes). The names mapped to
+    are the variables the arguments read."""
+    names = _entered_names(tree)
+    functions = {
+        node.name: (index, node)
+        for index, node in enumerate(tree.body)
+        if isinstance(node, ast.FunctionDef) and node.name in names
+    }
+    statement_of = {
+        line: index
+        for index, node in enumerate(tree.body)
+        for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)
+    }
+    found: dict[int, frozenset[str]] = {}
+    for node in alone_on_their_lines(tree):
+        if not isinstance(node, _SIMPLE) or isinstance(node, ast.AugAssign):
+            continue
+        call = node.value
+        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
+            continue
+        line = node.lineno
+        if isinstance(owner.get(line), _NOT_OWN) or call.func.id not in functions:
+            continue
+        index, function = functions[call.func.id]
+        if statement_of.get(line, -1) <= index or not _takes(function.args, len(call.args)):
+            continue
+        if call.keywords:
+            continue
+        read = _read_safely(call.args)
+        if read is not None:
+            found[line] = read
+    return found
+
+
+def _takes(parameters: ast.arguments, given: int) -> bool:
+    """Whether a function with ``parameters`` takes ``given`` positional arguments alone."""
+    if parameters.vararg or parameters.kwarg or parameters.kwonlyargs:
+        return False
+    positional = len(parameters.posonlyargs) + len(parameters.args)
+    return positional - len(parameters.defaults) <= given <= positional
+
+
+def _read_safely(values: Iterable[ast.expr]) -> frozenset[str] | None:
+    """The variables ``values`` read, if evaluating them can raise only for an unbound one:
+    constants, names, and displays of them (dict keys constants); None otherwise."""
+    read: set[str] = set()
+    todo = list(values)
+    while todo:
+        value = todo.pop()
+        if isinstance(value, ast.Name):
+            read.add(value.id)
+        elif isinstance(value, ast.List | ast.Tuple | ast.Set):
+            if isinstance(value, ast.Set) and not all(
+                isinstance(e, ast.Constant) for e in value.elts
+            ):
+                return None  # an element may be unhashable
+            todo.extend(value.elts)
+        elif isinstance(value, ast.Dict):
+            if not all(isinstance(k, ast.Constant) for k in value.keys):
+                return None
+            todo.extend(v for v in value.values if v is not None)
+        elif not isinstance(value, ast.Constant):
+            return None
+    return frozenset(read)
 
 
 def _surely_evaluated(expression: ast.expr) -> Iterator[ast.AST]:

@@ -256,6 +256,17 @@ class LineFlow:
         point (its arguments and free variables, or what a resumed generator has bound)."""
         return self._bound_names(call_lines, self._starting, 1)
 
+    def return_lines(self, lines: Iterable[int], called: bool) -> frozenset[int] | None:
+        """The lines the return event of the frame standing on one of ``lines`` can show (it
+        returns, or an exception leaves it, where its code has instructions); ``called``: a
+        call event stands there, where its code starts. None if no code is known there."""
+        table = self._starting if called else self._on_line
+        units = set().union(*(table.get(n, set()) for n in lines))
+        if not units:
+            return None
+        starts = {n for n, on in self._starting.items() if on & units} if called else set()
+        return frozenset(n for n, on in self._on_line.items() if on & units) | starts
+
     def names_surely_at(self, lines: Iterable[int]) -> frozenset[str]:
         """Variables a frame surely shows when one of ``lines`` fires its line event: a
         function's arguments, and the variables every path from its call binds before that
@@ -977,9 +988,13 @@ def expect(
       each target, if at all, with its source's value before the step, or the literal's;
     * a step into from a line that surely calls the program's code first (a function or
       class of the code, :meth:`.call_sites.CallSites.surely_calling`) shows a call or an
-      exception, never another line or a return;
-    * a step (into, over, or out) ends the run only from a return (the top frame's), or by the
-      tracer's limits;
+      exception, never another line or a return; a call only, where nothing can raise before
+      it (:meth:`.call_sites.CallSites.surely_entering`);
+    * after a return, a step shows the caller's return or exception only on the line of the
+      call; after the module frame's return, every action ends the run;
+    * a step out of a line or a call state shows that frame's return, on a line of its code;
+    * a step (into, over, or out) ends the run only from a return of the top frame (not from
+      a function's, but the entry call's wrapper's), or by the tracer's limits;
     * a step into or over from a line or a call state that stops on a line stays in that frame:
       its locals are a diff of the frame's variables, and its line is one the frame's flow
       allows next; from a line, the diff leaves out variables the line cannot change (see
@@ -995,14 +1010,44 @@ def expect(
         here = source.by_text.get(last.src or "", [])
         module = last.kind is StateKind.INV_CALL or not flow.in_functions(here)
         return replace(backward, call_required=flow.required_by_call_text(source.lines, module))
+    here = source.by_text.get(last.src or "", [])
+    if last.kind is StateKind.RETURN and here and all(flow.module_only(n) for n in here):
+        # the module frame returned (the top frame): whatever the action, the run is over
+        return Expected(dict.fromkeys(_SHOWN_AT, frozenset[str]()))
     forward = _expect_forward(flow, source, states, actions, action, call_names)
     # a forward action never comes back to the module frame's call, the run's first event
     forward = replace(forward, call_required=flow.required_by_call_text(source.lines, False))
-    if action.kind in _STEPS_ON and last.kind is not StateKind.RETURN:
+    if action.kind in _STEPS_ON and not _top_frame_returned(flow, source, states):
         # a run ends (but by the tracer's limits) only after its top frame's return event
         ended = dict.fromkeys((StateKind.EXIT_NORMAL, StateKind.EXIT_ERROR), frozenset[str]())
         forward = replace(forward, lines={**forward.lines, **ended})
     return _in_the_module(flow, source, forward)
+
+
+def _top_frame_returned(flow: LineFlow, source: SourceMap, states: tuple[State, ...]) -> bool:
+    """Whether the last state may be the return of the run's top frame, after which the run
+    ends. Not a return: no. A return on lines that only functions run is a function's, which
+    has a caller, unless that function is the top frame: an entry call's wrapper, the one the
+    run's first state (a call, the history's first state) opened. A history that does not
+    start with a call, or a return elsewhere (the module's, a class body's): it may be."""
+    last, first = states[-1], states[0]
+    if last.kind is not StateKind.RETURN:
+        return False
+    here = source.by_text.get(last.src or "", [])
+    if first.kind is not StateKind.CALL or not flow.in_functions(here):
+        return True
+    opened = source.by_text.get(first.src or "", [])
+    tops = [scope for scope in source.scopes if scope.header in opened]
+    return any(scope.header <= n <= scope.end for scope in tops for n in here)
+
+
+def _bound_at(flow: LineFlow, lines: list[int]) -> frozenset[str]:
+    """Variables surely bound when a frame stands on one of ``lines``: a function's (see
+    :meth:`LineFlow.names_surely_at`), or at the module's own lines its constants bound by
+    top-level statements before them."""
+    if lines and all(flow.module_only(n) for n in lines):
+        return flow.module_constants.bound_at(lines)
+    return flow.names_surely_at(lines)
 
 
 def _in_the_module(flow: LineFlow, source: SourceMap, expected: Expected) -> Expected:
@@ -1046,6 +1091,16 @@ def _expect_forward(
             call_names=call_names,
             required=_within(flow.names_surely_at(targets), names),
         )
+    if action.kind is ActionKind.STEP_RETURN and last.kind in (StateKind.LINE, StateKind.CALL):
+        # the frame's own return event, on a line of its code (or the run's end)
+        called = last.kind is StateKind.CALL
+        own = flow.return_lines(source.by_text.get(last.src or "", []), called)
+        out = {
+            kind: frozenset[str]() for kind in (StateKind.CALL, StateKind.LINE, StateKind.EXCEPTION)
+        }
+        if own is not None:
+            out[StateKind.RETURN] = _texts(source, own)
+        return Expected(out, call_names=call_names)
     lines = {StateKind.CALL: _texts(source, flow.starts)} if flow.starts else {}
     if last.kind is StateKind.RETURN:  # the next line is the caller's, after its call
         located = _seen(source, states, actions)
@@ -1064,6 +1119,8 @@ def _expect_forward(
         if action.kind not in _STEPS:
             return Expected(lines, diff=False, names=names, call_names=call_names)
         lines.update(_lines_after(flow, source, callers))
+        if callers:  # the caller raises or returns at once only on the call's own line
+            lines[StateKind.RETURN] = lines[StateKind.EXCEPTION] = _texts(source, callers)
         required = _required_after(flow, callers, names)
         receiver = _handed_back(flow, source, returning, callers)
         fixed: dict[str, str] = {}
@@ -1118,6 +1175,8 @@ def _expect_forward(
     into = last.kind is StateKind.LINE and action.kind is ActionKind.STEP_INTO
     if into and flow.call_sites.surely_calling(here):  # it calls code of the program first
         lines[StateKind.LINE] = lines[StateKind.RETURN] = frozenset()
+        if flow.call_sites.surely_entering(here, _bound_at(flow, here)):  # nothing raises first
+            lines[StateKind.EXCEPTION] = frozenset()
     if names is None or had is None:  # not known: any variable of the frame
         frame = flow.names_on if last.kind is StateKind.LINE else flow.names_starting_any
         names = frame(here)

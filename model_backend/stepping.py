@@ -54,7 +54,8 @@ that holds (or the first stop).
 
 ``continue`` walks every event with the oracle; with a model it keeps the jumps of
 :func:`.session.resume` (a walk costs one prediction per event), and each stop it reaches is
-judged by the rules above.
+judged by the rules above. A model's ``next`` or ``stepOut`` walk that is past half its budget
+finishes each callee of the stop frame with one ``step_return``: it has lost its way there.
 """
 
 from __future__ import annotations
@@ -406,7 +407,17 @@ class Stepper:
         frame = self.key(start)
         initial = (frame, start.line) if request == "stepIn" else None
         out_at_once = request == "stepOut" and self._may_step_out_at_once(filters)
-        for _ in range(self.max_events):
+        for walked in range(self.max_events):
+            event = session.event
+            inside = event.state.kind in (StateKind.CALL, StateKind.LINE)
+            lost = not self.exact_continue and walked >= self.max_events // 2
+            if lost and inside and event.depth > start.depth and mode in ("next", "stepOut"):
+                # a model's walk this long has lost its way in a callee of the stop frame S (a
+                # predicted loop or recursion that never ends): each callee is finished at
+                # once, even where a breakpoint could be, since a request that never stops is
+                # worse than a missed breakpoint. Shorter walks step through callees: finishing
+                # every callee at once cost a stepping-check scenario (its return mispredicted)
+                out_at_once = True
             walk = ActionKind.STEP_RETURN if out_at_once else ActionKind.STEP_INTO
             out_at_once = False
             stop = await session.step(Action(kind=walk), options)

@@ -197,7 +197,11 @@ def test_after_such_a_line_only_a_call_or_an_exception_comes_and_real_runs_agree
     assert expected.allows(called)
     skipped = State(kind=StateKind.LINE, src="    z = flag and add(1, 2)", locals={})
     assert not expected.allows(skipped)
-    assert expected.allows(State(kind=StateKind.EXCEPTION, src=states[1].src, value="E()"))
+    # `add` is bound and takes two arguments: nothing can raise before its call
+    assert not expected.allows(State(kind=StateKind.EXCEPTION, src=states[1].src, value="E()"))
+    states = (*states[:1], State(kind=StateKind.LINE, src="    c = Counter(3)", locals={}))
+    counting = expect(flow, source, states, (into,), into)  # a class: __init__ may not run
+    assert counting.allows(State(kind=StateKind.EXCEPTION, src=states[1].src, value="E()"))
     over = expect(flow, source, states, (into,), Action(kind=ActionKind.STEP_OVER))
     assert over.lines[StateKind.LINE]  # a step over goes past the call
     for flag in ("True", "False"):
@@ -212,3 +216,50 @@ def test_after_such_a_line_only_a_call_or_an_exception_comes_and_real_runs_agree
                 assert after.kind in ("call", "exception"), (before, after)
                 checked += 1
         assert checked >= 4
+
+
+ENTERING = "\n".join(
+    [
+        "def add(a, b=0):",  # 1
+        "    return a + b",  # 2
+        "def main(x):",  # 3
+        "    add(x)",  # 4
+        "    y = add(x, [1, {'k': x}])",  # 5
+        "    add()",  # 6
+        "    add(x, 1, 2)",  # 7
+        "    add(x, b=1)",  # 8
+        "    z = add(x, q)",  # 9
+        "    late(x)",  # 10
+        "    return add(x, 1) + 1",  # 11
+        "    add({[x]: 1})",  # 12
+        "def late(v):",  # 13
+        "    return v",  # 14
+        "X = 2",  # 15
+        "add(X, 1)",  # 16
+    ]
+)
+
+
+def test_a_call_nothing_can_raise_before_is_entered() -> None:
+    """A call of a function the code defines earlier, with the arguments it takes, made of
+    constants and bound variables, is entered: its call event comes next, no exception."""
+    sites = CallSites(ENTERING)
+    bound = frozenset({"x"})
+    entering = [n for n in range(1, 17) if sites.surely_entering([n], bound)]
+    # not: too few or too many arguments, keywords, an unbound variable, a function defined
+    # after the caller's definition, an operator after the call, an unhashable key
+    assert entering == [4, 5]
+    assert sites.surely_entering([16], frozenset({"X"}))
+    assert not sites.surely_entering([16], frozenset())
+    assert not sites.surely_entering([9], bound) and sites.surely_entering([9], bound | {"q"})
+    program = Program(path="entering.py", source=ENTERING + "\nmain(3)", entry=None)
+    flow = LineFlow(program.context)
+    events = record(program, TRACE_LIMITS).events
+    checked = 0
+    for before, after in itertools.pairwise(events):
+        line = program.context_line(before.file, before.line)
+        names = flow.names_surely_at([line]) if line < 15 else frozenset({"X"})
+        if before.kind == "line" and sites.surely_entering([line], names):
+            assert after.kind == "call", (before, after)
+            checked += 1
+    assert checked == 3  # lines 4, 5 and 16; main(3) ends raising on line 6

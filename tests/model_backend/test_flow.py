@@ -343,7 +343,9 @@ def test_what_the_history_and_the_action_fix() -> None:
     assert first.lines[StateKind.LINE] == {"    total = 0"} and first.names == {"xs"}
     step_return = Action(kind=ActionKind.STEP_RETURN)
     returning = expect(flow, source, states, (STEP_OVER,), step_return)
-    assert returning.lines == {StateKind.CALL: starts, **ends} and returning.diff is None
+    # a step out shows the frame's own return, nothing else (see the step-out test below)
+    assert returning.lines[StateKind.CALL] == returning.lines[StateKind.LINE] == frozenset()
+    assert "    return out" in returning.lines[StateKind.RETURN] and returning.diff is None
     breakpoint = Action(kind=ActionKind.BREAKPOINT, target="    return out")
     stop = expect(flow, source, states, (STEP_OVER,), breakpoint)
     assert stop.lines[StateKind.RETURN] == stop.lines[StateKind.LINE] == {"    return out"}
@@ -356,8 +358,16 @@ def test_what_the_history_and_the_action_fix() -> None:
     )
     actions = (Action(kind=ActionKind.STEP_INTO),) * 2 + (STEP_OVER, step_return)
     after = expect(flow, source, called, actions, STEP_OVER)
-    # main's line `return running_total(...)` leads to no line of main: it returns in turn
-    assert after.lines == {StateKind.CALL: starts, StateKind.LINE: frozenset()}
+    # main's line `return running_total(...)` leads to no line of main: it returns in turn,
+    # or raises, on that line; the run goes on (main, the top frame, has not returned yet)
+    caller = frozenset({"    return running_total([3, 1, 2])"})
+    assert after.lines == {
+        StateKind.CALL: starts,
+        StateKind.LINE: frozenset(),
+        StateKind.RETURN: caller,
+        StateKind.EXCEPTION: caller,
+        **ends,
+    }
     assert after.diff is False and after.names == set()  # main's frame has no variables
     assert not after.allows(State(kind=StateKind.LINE, src=called[1].src, locals={"xs": "[]"}))
     counted = (*states, State(kind=StateKind.LINE, src="    out = []", locals={"total": "0"}))
@@ -578,3 +588,56 @@ def test_a_step_ends_the_run_only_from_a_return() -> None:
     assert after.allows(ended)
     go_on = expect(flow, source, states, (STEP_OVER,), Action(kind=ActionKind.CONTINUE))
     assert go_on.allows(ended)
+
+
+def test_a_step_ends_the_run_only_from_the_top_frames_return() -> None:
+    """A function's return goes back to its caller: only the return of the run's top frame
+    (here the entry call's wrapper, which the history's first state opened) ends the run."""
+    source, flow = SourceMap(EXAMPLE.context), LineFlow(EXAMPLE.context)
+    wrapper = EXAMPLE.wrapper_lines
+    into = Action(kind=ActionKind.STEP_INTO)
+    run = (
+        State(kind=StateKind.CALL, src=wrapper[0], locals={}),
+        State(kind=StateKind.LINE, src=wrapper[1], locals={}),
+        *_states(),
+        State(kind=StateKind.RETURN, src="    return out", value="[]"),
+    )
+    ended = State(kind=StateKind.EXIT_NORMAL)
+    for kind in (ActionKind.STEP_INTO, ActionKind.STEP_OVER, ActionKind.STEP_RETURN):
+        inner = expect(flow, source, run, (into,) * 4, Action(kind=kind))
+        assert not inner.allows(ended) and not inner.allows(State(kind=StateKind.EXIT_ERROR))
+    top = (*run, State(kind=StateKind.RETURN, src=wrapper[1], value="[]"))
+    assert expect(flow, source, top, (into,) * 5, into).allows(ended)
+    # a history that does not start with the run's first call cannot tell: any return may end
+    assert expect(flow, source, run[1:], (into,) * 3, into).allows(ended)
+    # the module frame's return (a line only it runs): every action ends the run
+    script = SourceMap(EXAMPLE_SCRIPT), LineFlow(EXAMPLE_SCRIPT)
+    last = "    print(bubble_sort([5, 2, 9, 1]))"
+    returned = (
+        State(kind=StateKind.CALL, src=EXAMPLE_SCRIPT.split("\n")[0], locals={}),
+        State(kind=StateKind.RETURN, src=last, value="None"),
+    )
+    for kind in (ActionKind.STEP_INTO, ActionKind.CONTINUE, ActionKind.STEP_RETURN):
+        over = expect(script[1], script[0], returned, (into,), Action(kind=kind))
+        assert over.allows(ended) and over.allows(State(kind=StateKind.EXIT_ERROR))
+        assert not over.allows(State(kind=StateKind.LINE, src=last, locals={}))
+        assert not over.allows(State(kind=StateKind.EXCEPTION, src=last, value="E()"))
+
+
+def test_a_step_out_shows_the_frames_own_return() -> None:
+    """A step out of a line or a call state lands on that frame's return event: never another
+    kind of event, and only on a line of the frame's own code."""
+    source, flow = SourceMap(EXAMPLE.context), LineFlow(EXAMPLE.context)
+    out = Action(kind=ActionKind.STEP_RETURN)
+    body = {"    total = 0", "    out = []", "    for x in xs:", "    total += x"}
+    body |= {"        total += x", "        out.append(total)", "    return out"}
+    for states in (_states(), _states()[:1]):  # from a line, from the call
+        expected = expect(flow, source, states, (STEP_OVER,), out)
+        shown = expected.lines[StateKind.RETURN]
+        assert "    return out" in shown and shown <= body | {"def running_total(xs):"}
+        assert "    return running_total([3, 1, 2])" not in shown  # the wrapper's line
+        for kind in (StateKind.LINE, StateKind.CALL, StateKind.EXCEPTION):
+            assert expected.lines[kind] == frozenset()
+        assert not expected.allows(State(kind=StateKind.LINE, src="    out = []", locals={}))
+        assert expected.allows(State(kind=StateKind.RETURN, src="    return out", value="[]"))
+    assert flow.return_lines([99], called=False) is None  # no code there: not known

@@ -35,11 +35,13 @@ print(done, total)
 """
 
 
-async def _stepper(tmp_path: Path, source: str = PROGRAM) -> Stepper:
+async def _stepper(tmp_path: Path, source: str = PROGRAM, exact: bool = True) -> Stepper:
+    """A stepper on the oracle; ``exact`` off, it steps as with a model (it jumps, and gives
+    up walking where a model's walk has lost its way)."""
     path = tmp_path / "prog.py"
     path.write_text(source)
     session = await DebugSession.open(load_program(path), OracleEngine())
-    return Stepper(session, exact_continue=True)
+    return Stepper(session, exact_continue=exact)
 
 
 def _no_breakpoints(stop: Stop) -> tuple[bool, str | None]:
@@ -139,3 +141,25 @@ async def test_a_predicting_step_out_without_breakpoints_is_one_step_return(
     jumping.set_breakpoint_lines({4})
     stopped = await jumping.request("stepOut", _at(4), set())
     assert (stopped.line, stopped.reason) == (4, "breakpoint")
+
+
+async def test_a_predicting_walk_past_half_its_budget_finishes_the_callee(tmp_path: Path) -> None:
+    """A model's ``next`` whose walk has not stopped within half of its budget of predictions
+    finishes the callee with one ``step_return`` rather than failing the request; the oracle
+    walks every event."""
+    long_loop = PROGRAM.replace("work(2)", "work(150)")  # line 15: 150 turns of work's loop
+    jumping = await _stepper(tmp_path, long_loop, exact=False)
+    exact = await _stepper(tmp_path, long_loop)
+    for stepper in (jumping, exact):
+        await stepper.entry()
+        stepper.set_breakpoint_lines({15})
+        assert (await stepper.request("continue", _at(15), set())).line == 15
+        stepper.set_breakpoint_lines({9})  # in gen, which a callee could reach: it walks
+        before = len(stepper.session.stops)
+        over = await stepper.request("next", _at(9), set())
+        assert (over.line, over.returns) == (16, (("(return) work", str(sum(range(150)))),))
+        walked = len(stepper.session.stops) - before
+        if stepper is jumping:
+            assert jumping.max_events // 2 < walked < jumping.max_events
+        else:
+            assert walked > 300  # every event of the loop
