@@ -55,7 +55,8 @@ that holds (or the first stop).
 ``continue`` walks every event with the oracle; with a model it keeps the jumps of
 :func:`.session.resume` (a walk costs one prediction per event), and each stop it reaches is
 judged by the rules above. A model's ``next`` or ``stepOut`` walk that is past half its budget
-finishes each callee of the stop frame with one ``step_return``: it has lost its way there.
+finishes each callee of the stop frame with one ``step_return``: it has lost its way there;
+past three quarters, it is taken back and answered by one ``step_over`` or ``step_return``.
 """
 
 from __future__ import annotations
@@ -407,7 +408,9 @@ class Stepper:
         frame = self.key(start)
         initial = (frame, start.line) if request == "stepIn" else None
         out_at_once = request == "stepOut" and self._may_step_out_at_once(filters)
+        begun = len(session.stops)
         for walked in range(self.max_events):
+            jump = self._give_up_walking(request, mode, walked, begun)
             event = session.event
             inside = event.state.kind in (StateKind.CALL, StateKind.LINE)
             lost = not self.exact_continue and walked >= self.max_events // 2
@@ -419,6 +422,7 @@ class Stepper:
                 # every callee at once cost a stepping-check scenario (its return mispredicted)
                 out_at_once = True
             walk = ActionKind.STEP_RETURN if out_at_once else ActionKind.STEP_INTO
+            walk = jump or walk
             out_at_once = False
             stop = await session.step(Action(kind=walk), options)
             self._sync()
@@ -463,6 +467,24 @@ class Stepper:
                 ):
                     return self._show(k, "step", await self._caller_view(k, options))
         raise BackendError(f"the request did not stop within {self.max_events} events")
+
+    def _give_up_walking(
+        self, request: Request, mode: Mode, walked: int, begun: int
+    ) -> ActionKind | None:
+        """A model's ``next`` or ``stepOut`` that has walked three quarters of its budget in
+        the stop frame's callees, finishing each at once, still has not stopped: they keep
+        calling (``sum(f(x) for x in range(1000))``, or a predicted loop that never ends).
+        The walk is taken back, and the language's own jump from where it began answers
+        (``step_over``, ``step_return``), without the callees' breakpoints and ``(return)``
+        values; None while the walk goes on."""
+        if self.exact_continue or mode != request or request not in ("next", "stepOut"):
+            return None
+        if walked != self.max_events * 3 // 4:
+            return None
+        while len(self.session.stops) > begun:
+            self.session.step_back()
+        self._sync()
+        return ActionKind.STEP_OVER if request == "next" else ActionKind.STEP_RETURN
 
     def _may_step_out_at_once(self, filters: set[str]) -> bool:
         """Whether a model's ``stepOut`` may predict the frame's return in one ``step_return``

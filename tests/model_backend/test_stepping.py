@@ -11,7 +11,7 @@ from neural_debugger.model_backend.backend import BackendError
 from neural_debugger.model_backend.oracle import OracleEngine
 from neural_debugger.model_backend.session import DebugSession, Stop
 from neural_debugger.model_backend.stepping import Stepper, code_facts
-from neural_debugger.protocol import StateKind
+from neural_debugger.protocol import ActionKind, StateKind
 from neural_debugger.tracer.program import load_program
 
 PROGRAM = """\
@@ -163,3 +163,35 @@ async def test_a_predicting_walk_past_half_its_budget_finishes_the_callee(tmp_pa
             assert jumping.max_events // 2 < walked < jumping.max_events
         else:
             assert walked > 300  # every event of the loop
+
+
+CALLED_OFTEN = """\
+def square(i):
+    return i * i
+
+
+total = sum(square(i) for i in range(200))
+done = total
+"""
+
+
+async def test_a_predicting_walk_that_still_walks_is_answered_by_one_jump(
+    tmp_path: Path,
+) -> None:
+    """A ``next`` over a line whose callees keep calling (two events per item even when each
+    is finished at once) would outrun a model's budget: at three quarters of it, the walk is
+    taken back and one ``step_over`` answers. The oracle walks every event to the same line."""
+    jumping = await _stepper(tmp_path, CALLED_OFTEN, exact=False)
+    exact = await _stepper(tmp_path, CALLED_OFTEN)
+    for stepper in (jumping, exact):
+        await stepper.entry()
+        stepper.set_breakpoint_lines({5})
+        assert (await stepper.request("continue", _at(5), set())).line == 5
+        stepper.set_breakpoint_lines(set())  # the generator's frame would hit line 5 again
+        before = len(stepper.session.stops)
+        over = await stepper.request("next", _no_breakpoints, set())
+        assert (over.line, over.reason) == (6, "step")
+        walked = len(stepper.session.stops) - before
+        assert walked == 1 if stepper is jumping else walked > jumping.max_events
+    assert jumping.session.stops[-1].action.kind is ActionKind.STEP_OVER
+    assert jumping.current.locals == exact.current.locals
