@@ -157,6 +157,12 @@ class LineFlow:
         are the module frame's (no function, class body, lambda or comprehension runs there)."""
         return self._on_line.get(line) == {0}
 
+    def in_the_module(self, lines: Iterable[int]) -> bool:
+        """Whether ``lines`` (at least one) are all lines only the module's own code runs, so
+        a frame standing on one of them is the module's (see :meth:`module_only`)."""
+        lines = list(lines)
+        return bool(lines) and all(self.module_only(n) for n in lines)
+
     @functools.cached_property
     def module_constants(self) -> ModuleConstants:
         """The module's names whose value the code fixes (:mod:`.module_constants`)."""
@@ -1003,37 +1009,38 @@ def expect(
     """
     last = states[-1]
     call_names = flow.names_by_call_text(source.lines)
+    here = source.by_text.get(last.src or "", [])  # every line the last state may stand on
     if action.kind.is_inverse or last.kind.is_inverse:
         backward = _expect_backward(flow, source, states, actions, action, call_names)
         # a step back reaches the module frame's call (which shows no variables) only from
         # the module's own lines or from a call state, whose caller it may be
-        here = source.by_text.get(last.src or "", [])
         module = last.kind is StateKind.INV_CALL or not flow.in_functions(here)
         return replace(backward, call_required=flow.required_by_call_text(source.lines, module))
-    here = source.by_text.get(last.src or "", [])
-    if last.kind is StateKind.RETURN and here and all(flow.module_only(n) for n in here):
+    if last.kind is StateKind.RETURN and flow.in_the_module(here):
         # the module frame returned (the top frame): whatever the action, the run is over
         return Expected(dict.fromkeys(_SHOWN_AT, frozenset[str]()))
     forward = _expect_forward(flow, source, states, actions, action, call_names)
     # a forward action never comes back to the module frame's call, the run's first event
     forward = replace(forward, call_required=flow.required_by_call_text(source.lines, False))
-    if action.kind in _STEPS_ON and not _top_frame_returned(flow, source, states):
+    if action.kind in _STEPS_ON and not _top_frame_returned(flow, source, states, here):
         # a run ends (but by the tracer's limits) only after its top frame's return event
         ended = dict.fromkeys((StateKind.EXIT_NORMAL, StateKind.EXIT_ERROR), frozenset[str]())
         forward = replace(forward, lines={**forward.lines, **ended})
     return _in_the_module(flow, source, forward)
 
 
-def _top_frame_returned(flow: LineFlow, source: SourceMap, states: tuple[State, ...]) -> bool:
-    """Whether the last state may be the return of the run's top frame, after which the run
-    ends. Not a return: no. A return on lines that only functions run is a function's, which
-    has a caller, unless that function is the top frame: an entry call's wrapper, the one the
-    run's first state (a call, the history's first state) opened. A history that does not
-    start with a call, or a return elsewhere (the module's, a class body's): it may be."""
+def _top_frame_returned(
+    flow: LineFlow, source: SourceMap, states: tuple[State, ...], here: list[int]
+) -> bool:
+    """Whether the last state, on one of the lines ``here``, may be the return of the run's
+    top frame, after which the run ends. Not a return: no. A return on lines that only
+    functions run is a function's, which has a caller, unless that function is the top frame:
+    an entry call's wrapper, the one the run's first state (a call, the history's first state)
+    opened. A history that does not start with a call, or a return elsewhere (the module's, a
+    class body's): it may be."""
     last, first = states[-1], states[0]
     if last.kind is not StateKind.RETURN:
         return False
-    here = source.by_text.get(last.src or "", [])
     if first.kind is not StateKind.CALL or not flow.in_functions(here):
         return True
     opened = source.by_text.get(first.src or "", [])
@@ -1045,7 +1052,7 @@ def _bound_at(flow: LineFlow, lines: list[int]) -> frozenset[str]:
     """Variables surely bound when a frame stands on one of ``lines``: a function's (see
     :meth:`LineFlow.names_surely_at`), or at the module's own lines its constants bound by
     top-level statements before them."""
-    if lines and all(flow.module_only(n) for n in lines):
+    if flow.in_the_module(lines):
         return flow.module_constants.bound_at(lines)
     return flow.names_surely_at(lines)
 
@@ -1058,7 +1065,7 @@ def _in_the_module(flow: LineFlow, source: SourceMap, expected: Expected) -> Exp
     if not texts:
         return expected
     numbers = [n for text in texts for n in source.by_text.get(text, [])]
-    if not numbers or not all(flow.module_only(n) for n in numbers):
+    if not flow.in_the_module(numbers):
         return expected
     constants = flow.module_constants
     if not constants.values:

@@ -387,9 +387,7 @@ class Stepper:
         try:
             return await self._walk(request, decide, filters, log, options)
         except BaseException:  # a failed or cancelled prediction: nothing half-recorded
-            while len(session.stops) > start:
-                session.step_back()
-            self._sync()
+            self._take_back(start)
             raise
 
     async def _walk(
@@ -468,6 +466,12 @@ class Stepper:
                     return self._show(k, "step", await self._caller_view(k, options))
         raise BackendError(f"the request did not stop within {self.max_events} events")
 
+    def _take_back(self, count: int) -> None:
+        """Step the session back until its history holds its first ``count`` events."""
+        while len(self.session.stops) > count:
+            self.session.step_back()
+        self._sync()
+
     def _give_up_walking(
         self, request: Request, mode: Mode, walked: int, begun: int
     ) -> ActionKind | None:
@@ -481,9 +485,7 @@ class Stepper:
             return None
         if walked != self.max_events * 3 // 4:
             return None
-        while len(self.session.stops) > begun:
-            self.session.step_back()
-        self._sync()
+        self._take_back(begun)
         return ActionKind.STEP_OVER if request == "next" else ActionKind.STEP_RETURN
 
     def _may_step_out_at_once(self, filters: set[str]) -> bool:
@@ -517,9 +519,7 @@ class Stepper:
         )
         if raised is None:
             return session.stops[k]
-        while len(session.stops) > raised + 1:
-            session.step_back()
-        self._sync()
+        self._take_back(raised + 1)
         self.state.uncaught = raised
         return self._show(raised, "exception", self._exception_view(raised))
 
@@ -561,9 +561,7 @@ class Stepper:
         if not earlier:
             raise BackendError("already at the first stop")
         target = earlier[-1]
-        while len(self.session.stops) > target + 1:
-            self.session.step_back()
-        self._sync()
+        self._take_back(target + 1)
         return self.current
 
     def reverse_continue(self, holds: Callable[[Stop], bool]) -> Stop:
@@ -580,9 +578,7 @@ class Stepper:
             ),
             self.state.shown[0] if self.state.shown else 0,
         )
-        while len(self.session.stops) > target + 1:
-            self.session.step_back()
-        self._sync()
+        self._take_back(target + 1)
         if target not in self.session.views and stops[target].state.kind is StateKind.LINE:
             return self._show(target, "breakpoint")
         if not self.state.shown or self.state.shown[-1] != target:
