@@ -10,8 +10,10 @@ can follow, or come before, the one it stands on), those in a module frame whose
 fixes (:mod:`neural_debugger.model_backend.module_constants`), those whose whole locals must
 show variables every path to their line binds, those whose variable or return value is the
 value a call just returned or a line copied (:mod:`neural_debugger.model_backend.handed_back`),
-those after a line that surely calls the program's code (only a call or an exception can
-come), and any real state it would forbid (with the first examples).
+those whose parameters the literals a plain function is called with fix
+(:mod:`neural_debugger.model_backend.passed_arguments`), those after a line that surely
+calls the program's code (only a call or an exception can come), and any real state it would
+forbid (with the first examples).
 
 ``python -m neural_debugger.evaluation.flow_check DIR [DIR ...] [--per-folder N] [--out F]``
 prints a table and writes ``evaluation/results/flow_check.json``.
@@ -26,7 +28,14 @@ from collections.abc import Sequence
 from itertools import islice
 from pathlib import Path
 
-from neural_debugger.model_backend.flow import CALL_KINDS, Expected, LineFlow, expect
+from neural_debugger.model_backend.flow import (
+    CALL_KINDS,
+    Expected,
+    LineFlow,
+    entry_text,
+    expect,
+    kept_parameters,
+)
 from neural_debugger.protocol import ActionKind, StateKind, parse_trajectory
 from neural_debugger.protocol.source_map import SourceMap
 from neural_debugger.training.shards import read_shards
@@ -48,6 +57,7 @@ COLUMNS = (
     "enters",
     "callers_go_on",
     "caller_returns",
+    "passed",
     "forbidden",
 )
 
@@ -73,9 +83,14 @@ def check_folder(folder: Path, limit: int | None, counts: dict[str, Counter], ba
             tally["ruled_out"] += any(not texts for kind, texts in lines if not kind.is_exit)
             constants = flow.module_constants.values
             tally["module"] += any(name in constants for name in expected.fixed)
+            # parameters whose values the calls of a plain function fix: at its call, and in
+            # its frame where it keeps them
+            kept = kept_parameters(flow, source, expected, entry_text(states[:k]))
+            passed = states[k].kind in CALL_KINDS and expected.call_fixed.get(states[k].src or "")
+            tally["passed"] += bool(kept) or bool(passed)
             # a value a call returned, fixed in the caller (``y = f(x)``, ``return f(x)``), or
             # one a line copies (``x = y``, ``total = 0``)
-            handed = any(name not in constants for name in expected.fixed)
+            handed = any(name not in constants and name not in kept for name in expected.fixed)
             returned = states[k - 1].kind is StateKind.RETURN
             tally["handed_back"] += (handed and returned) or expected.returned is not None
             tally["copied"] += handed and not returned

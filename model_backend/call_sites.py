@@ -65,6 +65,11 @@ class CallSites:
         # the lines whose step into surely enters one with no exception first, if the
         # variables each maps to are bound
         self._entering: dict[int, frozenset[str]] = {}
+        # the plain functions by def line, each one's calls with the lines a frame making the
+        # call stands on, and the builtins' names the code never binds
+        self.functions: dict[int, ast.FunctionDef] = {}
+        self.sites: dict[int, list[tuple[ast.Call, frozenset[int]]]] = {}
+        self.builtins_kept: frozenset[str] = frozenset()
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -89,6 +94,15 @@ class CallSites:
         for name, lines in calls.items():
             function = plain[name]
             self._calls[function.lineno] = frozenset(lines)
+            self.functions[function.lineno] = function
+            self.sites[function.lineno] = []
+        for statement, node in _in_statements(tree):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+                continue
+            if node.func.id in calls:
+                on = frozenset({statement.lineno, *_span(node)})
+                self.sites[plain[node.func.id].lineno].append((node, on))
+        self.builtins_kept = _BUILTINS - set(bound_names(tree))
         owner = _owners(tree)
         self._own_lines(owner, {plain[name].lineno for name in calls})
         self._calling = _surely_calling(tree, owner)
@@ -128,6 +142,12 @@ class CallSites:
             line in self._entering and self._entering[line] <= bound for line in lines
         )
 
+    def function_at(self, lines: Iterable[int]) -> int | None:
+        """The def line of the plain function whose own frame holds every one of ``lines``
+        (None: none does, or there are no lines)."""
+        found = {self._function_of.get(line) for line in lines}
+        return found.pop() if len(found) == 1 else None
+
     def returning_to(self, lines: Iterable[int]) -> frozenset[int] | None:
         """The lines that can have called the frame a return on one of ``lines`` leaves (the
         caller stands on one of them); None if a line is not in a plain function's own frame."""
@@ -142,9 +162,12 @@ class CallSites:
 
     def _own_lines(self, owner: dict[int, ast.AST], functions: set[int]) -> None:
         """Map each line to the plain function whose own frame holds it (``owner``: see
-        :func:`_owners`)."""
+        :func:`_owners`): a line of its body, not of its header (the ``def`` line, defaults
+        and annotations, which the defining frame runs; none of a one-line ``def``)."""
         for line, scope in owner.items():
-            if isinstance(scope, ast.FunctionDef) and scope.lineno in functions:
+            if not isinstance(scope, ast.FunctionDef) or scope.lineno not in functions:
+                continue
+            if line >= scope.body[0].lineno > scope.lineno:
                 self._function_of[line] = scope.lineno
 
 
@@ -183,23 +206,35 @@ def _entered_by_line(tree: ast.Module, plain: dict[str, int]) -> dict[int, set[i
     counts on each line of its own span and on the first line of its statement (where a
     multi-line statement reports its line events)."""
     entered: dict[int, set[int]] = {}
+    for statement, node in _in_statements(tree):
+        start: int | None = None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            start = plain.get(node.func.id)
+        elif isinstance(node, _COMPREHENSIONS):
+            start = node.lineno
+        if start is not None and isinstance(node, ast.expr):
+            for line in {statement.lineno, *_span(node)}:
+                entered.setdefault(line, set()).add(start)
+    return entered
+
+
+def _in_statements(tree: ast.Module) -> Iterator[tuple[ast.stmt, ast.AST]]:
+    """Each node of the code with the innermost statement holding it (a call counts on the
+    first line of its statement, where a statement over several lines reports its line
+    event, besides its own lines)."""
     for statement in ast.walk(tree):
         if not isinstance(statement, ast.stmt):
             continue
         todo = [c for c in ast.iter_child_nodes(statement) if not isinstance(c, ast.stmt)]
         while todo:
             node = todo.pop()
-            start: int | None = None
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                start = plain.get(node.func.id)
-            elif isinstance(node, _COMPREHENSIONS):
-                start = node.lineno
-            if start is not None and isinstance(node, ast.expr):
-                end = node.end_lineno or node.lineno
-                for line in {statement.lineno, *range(node.lineno, end + 1)}:
-                    entered.setdefault(line, set()).add(start)
+            yield statement, node
             todo.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.stmt))
-    return entered
+
+
+def _span(node: ast.expr) -> range:
+    """The lines an expression spans."""
+    return range(node.lineno, (node.end_lineno or node.lineno) + 1)
 
 
 def _plain_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
@@ -395,7 +430,7 @@ def _entered_names(tree: ast.Module) -> frozenset[str]:
     function must not be a generator (whose call runs nothing yet); a class must be one
     ``type`` makes (:func:`.module_constants.plain_classes`) with an ``__init__`` or
     ``__new__`` of its own."""
-    bindings = Counter(_bound_names(tree))
+    bindings = Counter(bound_names(tree))
     plain = plain_classes(tree)
     found: set[str] = set()
     for node in tree.body:
@@ -416,7 +451,7 @@ def _entered_names(tree: ast.Module) -> frozenset[str]:
     return frozenset(found)
 
 
-def _bound_names(tree: ast.Module) -> Iterator[str]:
+def bound_names(tree: ast.AST) -> Iterator[str]:
     """Every binding of a name in the code, one per binding: stores and deletes, parameters,
     imports, ``def`` and ``class`` statements, handlers, patterns, declarations."""
     for node in ast.walk(tree):

@@ -36,6 +36,7 @@ from typing import TypeVar
 from neural_debugger.model_backend.call_sites import CallSites
 from neural_debugger.model_backend.handed_back import Copied, Receiver, copies, receivers
 from neural_debugger.model_backend.module_constants import ModuleConstants, plain_classes
+from neural_debugger.model_backend.passed_arguments import PassedArguments
 from neural_debugger.protocol import Action, ActionKind, State, StateKind, standalone
 from neural_debugger.protocol.source_map import LineTracker, Located, SourceMap
 from neural_debugger.protocol.tokens import DIFF_MARKER_KEY
@@ -96,6 +97,7 @@ class LineFlow:
         self._on_line: dict[int, set[int]] = {}
         self._starting: dict[int, set[int]] = {}
         self._call_names: dict[str, frozenset[str]] | None = None
+        self._passed_texts: dict[str, dict[str, dict[str, str]]] = {}  # by the entry's text
         self._before: dict[int, set[int]] | None = None
         # for each code object of a function: a line -> the variables that can be bound when
         # its line event fires, and a call event's line -> those bound at that event (None for
@@ -186,6 +188,30 @@ class LineFlow:
         """The lines that can call each plain function of the code (for a return whose call
         the history did not see)."""
         return CallSites(self.code)
+
+    @functools.cached_property
+    def passed(self) -> PassedArguments:
+        """The literals calls pass to the code's plain functions (:mod:`.passed_arguments`)."""
+        sites = self.call_sites
+        return PassedArguments(sites.functions, sites.sites, sites.builtins_kept)
+
+    def passed_by_call_text(self, lines: list[str], entry: str | None) -> dict[str, dict[str, str]]:
+        """The parameter values a call state shows whatever call made it, by its source text
+        (``lines``: the code's lines): a plain function's whose every call passes them alike,
+        where no other line has its ``def`` line's text. ``entry``: the source text of the
+        run's first event, a call (None: not known, then none): the function it opened is
+        called from outside the code, with arguments the code does not show."""
+        if entry is None:
+            return {}
+        cached = self._passed_texts.get(entry)
+        if cached is None:
+            cached = self._passed_texts[entry] = {}
+            for number in self.call_sites.functions:
+                text = lines[number - 1] if 0 < number <= len(lines) else entry
+                values = self.passed.by_every_call(number) if text != entry else {}
+                if values and lines.count(text) == 1:
+                    cached[text] = values
+        return cached
 
     def following(self, line: int) -> frozenset[int] | None:
         """Lines that can follow ``line`` in its frame (None: not known; empty: none, the frame
@@ -909,9 +935,14 @@ class Expected:
     # a line state's diff is written against these locals (None: not known): it shows a
     # variable only with another value, and null only for one bound here
     before: Mapping[str, str | None] | None = None
-    # a forward line state in the module's frame (:mod:`.module_constants`): the value each of
-    # these names has wherever it is shown, and the names its whole locals must show
+    # a forward line state: the value each of these names has wherever it is shown (in the
+    # module's frame its constants, :mod:`.module_constants`; in a function's the parameters
+    # it keeps as every call passes them, :mod:`.passed_arguments`; what a copy or a return
+    # hands on)
     fixed: Mapping[str, str] = field(default_factory=dict)
+    # a call state, by its source line: the value each of these names has wherever it is shown
+    # (the parameters its call passed; a line not listed: any)
+    call_fixed: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     # the locals of a line state must show these: whole locals, a function's arguments and what
     # every path to the line bound (the module's names bound before its line); a diff, what a
     # copy changed; a call state's, by its source line, those of :attr:`call_required` (a line
@@ -936,6 +967,9 @@ class Expected:
             return False
         calling = self.call_required.get(state.src or "", frozenset())
         if state.kind in CALL_KINDS and not calling <= set(state.locals or ()):
+            return False
+        passed = self.call_fixed.get(state.src or "", {}) if state.kind in CALL_KINDS else {}
+        if any((state.locals or {}).get(k, v) != v for k, v in passed.items()):
             return False
         names = self.names if state.kind in LINE_KINDS else None
         if state.kind in CALL_KINDS and state.src is not None:
@@ -992,6 +1026,8 @@ def expect(
       :mod:`.handed_back`), a step shows ``y`` with the returned value, or returns it;
     * a step from a line that only copies (``x = y``, ``a, b = b, a``, ``total = 0``) shows
       each target, if at all, with its source's value before the step, or the literal's;
+    * a plain function's call state shows the parameters its call gives literals with their
+      texts, and a line state of its own frame those it keeps (:mod:`.passed_arguments`);
     * a step into from a line that surely calls the program's code first (a function or
       class of the code, :meth:`.call_sites.CallSites.surely_calling`) shows a call or an
       exception, never another line or a return; a call only, where nothing can raise before
@@ -1015,18 +1051,77 @@ def expect(
         # a step back reaches the module frame's call (which shows no variables) only from
         # the module's own lines or from a call state, whose caller it may be
         module = last.kind is StateKind.INV_CALL or not flow.in_functions(here)
-        return replace(backward, call_required=flow.required_by_call_text(source.lines, module))
+        return replace(
+            backward,
+            call_required=flow.required_by_call_text(source.lines, module),
+            call_fixed=flow.passed_by_call_text(source.lines, entry_text(states)),
+        )
     if last.kind is StateKind.RETURN and flow.in_the_module(here):
         # the module frame returned (the top frame): whatever the action, the run is over
         return Expected(dict.fromkeys(_SHOWN_AT, frozenset[str]()))
     forward = _expect_forward(flow, source, states, actions, action, call_names)
     # a forward action never comes back to the module frame's call, the run's first event
-    forward = replace(forward, call_required=flow.required_by_call_text(source.lines, False))
+    forward = replace(
+        forward,
+        call_required=flow.required_by_call_text(source.lines, False),
+        call_fixed=_passed(flow, source, states, action, here),
+    )
     if action.kind in _STEPS_ON and not _top_frame_returned(flow, source, states, here):
         # a run ends (but by the tracer's limits) only after its top frame's return event
         ended = dict.fromkeys((StateKind.EXIT_NORMAL, StateKind.EXIT_ERROR), frozenset[str]())
         forward = replace(forward, lines={**forward.lines, **ended})
-    return _in_the_module(flow, source, forward)
+    forward = _in_the_module(flow, source, forward)
+    return _kept_by_the_function(flow, source, forward, entry_text(states))
+
+
+def entry_text(states: tuple[State, ...]) -> str | None:
+    """The source text of the run's first event, a call: the module's, or a function's called
+    from outside the code (None: the history does not start with a call)."""
+    first = states[0]
+    return first.src if first.kind is StateKind.CALL and first.src is not None else None
+
+
+def _passed(
+    flow: LineFlow, source: SourceMap, states: tuple[State, ...], action: Action, here: list[int]
+) -> dict[str, Mapping[str, str]]:
+    """The parameter values a call state shows, by its source text: those every call of the
+    function passes alike (not the run's entry's, called from outside), and after a step into
+    from a line (on one of ``here``), those the line's own calls pass
+    (:mod:`.passed_arguments`)."""
+    found = dict[str, Mapping[str, str]](flow.passed_by_call_text(source.lines, entry_text(states)))
+    if states[-1].kind is not StateKind.LINE or action.kind is not ActionKind.STEP_INTO:
+        return found
+    for number in flow.call_sites.functions:
+        values = flow.passed.at_call(number, here)
+        text = source.lines[number - 1] if 0 < number <= len(source.lines) else None
+        if values and text is not None and source.by_text.get(text) == [number]:
+            found[text] = {**found.get(text, {}), **values}
+    return found
+
+
+def _kept_by_the_function(
+    flow: LineFlow, source: SourceMap, expected: Expected, entry: str | None
+) -> Expected:
+    """``expected`` with the parameters of :func:`kept_parameters` fixed."""
+    kept = kept_parameters(flow, source, expected, entry)
+    return replace(expected, fixed={**kept, **expected.fixed}) if kept else expected
+
+
+def kept_parameters(
+    flow: LineFlow, source: SourceMap, expected: Expected, entry: str | None
+) -> dict[str, str]:
+    """The parameters a plain function's frame keeps as every call passes them
+    (:meth:`.passed_arguments.PassedArguments.kept`), where every line a line state may show
+    is one of that function's own frame, and the function is not the run's entry (``entry``:
+    the source text of the run's first event; None: not known, then none)."""
+    texts = expected.lines.get(StateKind.LINE)
+    if not texts or entry is None:
+        return {}
+    numbers = [n for text in texts for n in source.by_text.get(text, [])]
+    function = flow.call_sites.function_at(numbers)
+    if function is None or source.lines[function - 1] == entry:
+        return {}
+    return flow.passed.kept(function)
 
 
 def _top_frame_returned(

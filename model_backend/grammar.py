@@ -21,6 +21,8 @@ A :class:`StateWriter` walks the layout of a state token by token (see
 * at a line only the module's own code runs, a name the code alone fixes (``LIMIT = 2``,
   ``def parse``: :mod:`.module_constants`) has that value wherever it is shown, and whole
   locals do not close before every such name bound by an earlier top-level statement is shown;
+* a plain function's parameters given literals (:mod:`.passed_arguments`) have those values at
+  its call state and, where the function keeps them, at its own frame's line states;
 * whole locals, and a call state's, do not close before each variable every path from the
   frame's start to the line binds is shown (:meth:`.flow.LineFlow.names_surely_at`): a
   function's arguments at least;
@@ -710,20 +712,22 @@ class StateWriter:
             frame = self.expected.names if self.kind in LINE_KINDS else None
             hidden = self._unchanged() if self.kind in LINE_KINDS else frozenset()
             required = self.expected.required if self.kind in LINE_KINDS else frozenset()
+            # the module's constants, kept parameters, copies (forward line states)
+            fixed = self.expected.fixed if self.kind is StateKind.LINE else None
             if self.kind in CALL_KINDS:
                 text = self._written.decode(errors="replace")
                 frame = self.expected.call_names.get(text)
                 required = self.expected.call_required.get(text, frozenset())
+                fixed = self.expected.call_fixed.get(text)  # the parameters passed
             names = self.source.names if frame is None else self.source.names.within(frame, hidden)
             before = self.expected.before if self.kind in LINE_KINDS else None
-            module = self.kind is StateKind.LINE  # the module's constants (forward line states)
             self._cursor = JsonCursor(
                 "object",
                 allow_diff=bool(arg) and diff is not False,
                 names=names,
                 need_diff=diff is True,
                 before=None if before is None else Before(before),
-                fixed=_json_texts(self.expected.fixed) if module else None,
+                fixed=None if fixed is None else _json_texts(fixed),
                 required=frozenset(n.encode() for n in required),
             )
         elif kind == "string":

@@ -56,6 +56,7 @@ class GrammarRequest:
                 "fixed": dict(e.fixed),
                 "required": sorted(e.required),
                 "call_required": {k: sorted(v) for k, v in e.call_required.items()},
+                "call_fixed": {k: dict(v) for k, v in e.call_fixed.items()},
                 "returned": e.returned,
             },
             separators=(",", ":"),
@@ -87,6 +88,10 @@ class GrammarRequest:
                 required=frozenset(map(str, data.get("required", ()))),
                 call_required={
                     str(k): frozenset(map(str, v)) for k, v in data.get("call_required", {}).items()
+                },
+                call_fixed={
+                    str(k): {str(n): str(t) for n, t in v.items()}
+                    for k, v in data.get("call_fixed", {}).items()
                 },
                 returned=None if data.get("returned") is None else str(data["returned"]),
             )

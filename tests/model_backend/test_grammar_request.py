@@ -29,6 +29,7 @@ def test_a_request_reads_back_as_it_was_written() -> None:
         fixed={"LIMIT": "2", "f": "<function f>"},
         required=frozenset({"LIMIT"}),
         call_required={"def f(x):": frozenset({"x"})},
+        call_fixed={"def f(x):": {"x": "'é'"}},
         returned="[1, 'é']",
     )
     request = GrammarRequest("def f(x):\n    total = 0\n", True, expected, 64)

@@ -1,0 +1,238 @@
+"""Arguments the code alone fixes: the literals a plain function is called with.
+
+Why: a breakpoint inside ``describe_pairs(d)``, in a script whose one call of it is
+``describe_pairs({'kiwi': 3})``, shows ``d``. The model, jumping there from the run's start,
+writes what it guesses (``1``), and every later stop in that frame repeats the guess; a step
+into such a call shows its parameters with values the caller's line spells out. Where the code
+alone fixes a parameter's value, the grammar writes it instead of the model.
+
+Only *plain* functions count (:mod:`.call_sites`: called by name alone, so every call of one is
+in the code). A call binds a parameter to a literal argument (``ast.literal_eval`` reads it:
+numbers, strings, bytes, booleans, ``None``, and tuples, lists and dicts of them; never a set,
+whose order can depend on hashing), or, where it leaves the parameter out, to its default if
+that is an immutable literal (a mutable default lives on between calls). A parameter given
+anything else is not fixed; a call that cannot bind (``*args``, ``**kwargs``, too many
+arguments, a missing one) fixes none. Values read as the tracer's renderer writes them.
+
+* A call state of the function shows each parameter with the value its call passed
+  (:meth:`PassedArguments.at_call`, for the calls on given lines; :meth:`by_every_call`, where
+  every call of the function passes the same).
+* A line state of the function's own frame shows it with that value too, where every call
+  passes the same one and the frame keeps it (:meth:`kept`): no code of the function (nested
+  functions and comprehensions included) binds or deletes the name, and, for a value holding
+  lists or dicts (a new object at each call, which only the frame holds), every use of the
+  name only reads it (:func:`_only_read`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping
+
+from neural_debugger.model_backend.call_sites import bound_names
+from neural_debugger.tracer.values import CUT_MARKER, render_value
+
+# Builtins that read their arguments and keep nothing of them.
+_READING = frozenset(
+    {"len", "bool", "str", "repr", "ascii", "print", "isinstance", "hash", "id", "type"}
+    | {"format", "sum", "any", "all", "abs", "round", "int", "float", "callable"}
+)
+# Builtins whose result holds the argument's items (or is one of them): reading, where the
+# items cannot change.
+_ITEMS_OUT = frozenset(
+    {"sorted", "list", "tuple", "dict", "enumerate", "zip", "reversed", "iter", "min", "max"}
+    | {"set", "frozenset"}
+)
+# Methods of lists, tuples and dicts that change nothing; each returns items, views of them or
+# a shallow copy.
+_READING_METHODS = frozenset({"get", "keys", "values", "items", "copy", "index", "count"})
+
+
+class PassedArguments:
+    """The values calls pass to each plain function of one code context (by its def line)."""
+
+    def __init__(
+        self,
+        functions: Mapping[int, ast.FunctionDef] | None = None,
+        sites: Mapping[int, Iterable[tuple[ast.Call, frozenset[int]]]] | None = None,
+        builtins_kept: frozenset[str] = frozenset(),
+    ) -> None:
+        """``functions``: the plain functions by def line; ``sites``: each one's calls, with
+        the lines a frame making the call stands on; ``builtins_kept``: builtins' names the
+        code never binds (so a call by one is the builtin's)."""
+        # a def line -> each call's parameter values (text, and how deep its lists and dicts
+        # reach) and the lines a frame making the call stands on
+        self._sites: dict[int, list[tuple[dict[str, tuple[str, int]], frozenset[int]]]] = {}
+        self._kept: dict[int, dict[str, str]] = {}
+        for line, function in (functions or {}).items():
+            found = [(_passed(function.args, c), on) for c, on in (sites or {}).get(line, ())]
+            self._sites[line] = found
+            every = _agreed(values for values, _ in found)
+            bound = {name for statement in function.body for name in bound_names(statement)}
+            self._kept[line] = {
+                name: text
+                for name, (text, depth) in every.items()
+                if name not in bound and _only_read_in(function, name, depth, builtins_kept)
+            }
+
+    def at_call(self, function: int, lines: Iterable[int]) -> dict[str, str]:
+        """The parameters a call of the function on one of ``lines`` surely passes, as the
+        tracer writes their values (those every such call agrees on)."""
+        lines = frozenset(lines)
+        found = [values for values, on in self._sites.get(function, ()) if on & lines]
+        return {name: text for name, (text, _) in _agreed(found).items()}
+
+    def by_every_call(self, function: int) -> dict[str, str]:
+        """The parameters every call of the function passes alike, as the tracer writes them."""
+        found = self._sites.get(function, ())
+        return {name: text for name, (text, _) in _agreed(v for v, _ in found).items()}
+
+    def kept(self, function: int) -> dict[str, str]:
+        """The parameters a frame of the function shows with one value at every line: every
+        call passes it, and the function neither rebinds nor changes it."""
+        return dict(self._kept.get(function, {}))
+
+
+def _agreed(
+    found: Iterable[Mapping[str, tuple[str, int]]],
+) -> dict[str, tuple[str, int]]:
+    """The parameters every mapping of ``found`` holds with the same text; empty if there
+    are no mappings."""
+    found = list(found)
+    if not found:
+        return {}
+    first = found[0]
+    return {
+        name: value
+        for name, value in first.items()
+        if all(other.get(name, ("", 0))[0] == value[0] for other in found[1:])
+    }
+
+
+def _literal(node: ast.expr, mutable: bool) -> tuple[bool, object]:
+    """Whether ``node`` is a literal the tracer writes the same way at every run (no sets;
+    lists and dicts only where ``mutable``), and its value."""
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False, None
+    return _fixed_text(value, mutable), value
+
+
+def _fixed_text(value: object, mutable: bool) -> bool:
+    if isinstance(value, list | dict) and not mutable:
+        return False
+    if isinstance(value, dict):
+        return all(_fixed_text(item, mutable) for item in [*value, *value.values()])
+    if isinstance(value, list | tuple):
+        return all(_fixed_text(item, mutable) for item in value)
+    return isinstance(value, int | float | complex | str | bytes | bool | type(None))
+
+
+def _passed(parameters: ast.arguments, call: ast.Call) -> dict[str, tuple[str, int]]:
+    """The parameters ``call`` binds to literals, with their values' texts and depths (see
+    :func:`_depth`); empty where the call cannot be read (``*``/``**`` on either side, or
+    arguments that do not bind), and without values the tracer would cut."""
+    if parameters.vararg or parameters.kwarg:
+        return {}
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(
+        keyword.arg is None for keyword in call.keywords
+    ):
+        return {}
+    positional = [a.arg for a in [*parameters.posonlyargs, *parameters.args]]
+    if len(call.args) > len(positional):
+        return {}
+    given: dict[str, ast.expr] = dict(zip(positional, call.args, strict=False))
+    by_keyword = {a.arg for a in [*parameters.args, *parameters.kwonlyargs]}
+    for keyword in call.keywords:
+        if keyword.arg not in by_keyword or keyword.arg in given:
+            return {}  # the call raises TypeError
+        given[str(keyword.arg)] = keyword.value
+    with_default = positional[len(positional) - len(parameters.defaults) :]
+    defaults: dict[str, ast.expr] = dict(zip(with_default, parameters.defaults, strict=True))
+    for arg, default in zip(parameters.kwonlyargs, parameters.kw_defaults, strict=True):
+        if default is not None:
+            defaults[arg.arg] = default
+    values: dict[str, tuple[str, int]] = {}
+    for name in [*positional, *(a.arg for a in parameters.kwonlyargs)]:
+        if name in given:
+            ok, value = _literal(given[name], mutable=True)
+        elif name in defaults:
+            ok, value = _literal(defaults[name], mutable=False)
+        else:
+            return {}  # a parameter left without a value: the call raises TypeError
+        text = render_value(value) if ok else CUT_MARKER
+        if not text.endswith(CUT_MARKER):
+            values[name] = (text, _depth(value))
+    return values
+
+
+def _depth(value: object) -> int:
+    """How many levels down ``value``'s lists and dicts reach (0: nothing in it can change);
+    each subscript takes one level off."""
+    if isinstance(value, dict):
+        return 1 + max((_depth(item) for item in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth(item) for item in value), default=0)
+    if isinstance(value, tuple):
+        inner = max((_depth(item) for item in value), default=0)
+        return inner + 1 if inner else 0
+    return 0
+
+
+def _only_read_in(
+    function: ast.FunctionDef, name: str, depth: int, builtins_kept: frozenset[str]
+) -> bool:
+    """Whether every use of ``name`` in ``function``'s body only reads its value, whose lists
+    and dicts reach ``depth`` levels down (:func:`_only_read`)."""
+    if depth == 0:
+        return True
+    parents = {
+        id(child): node
+        for statement in function.body
+        for node in ast.walk(statement)
+        for child in ast.iter_child_nodes(node)
+    }
+    return all(
+        _only_read(node, depth, parents, builtins_kept)
+        for statement in function.body
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Name) and node.id == name
+    )
+
+
+def _only_read(
+    node: ast.AST, depth: int, parents: Mapping[int, ast.AST], builtins_kept: frozenset[str]
+) -> bool:
+    """Whether the object ``node`` evaluates to, whose lists and dicts reach ``depth`` levels
+    down, is only read where ``node`` stands: subscripted (a level down) and read, iterated,
+    compared, formatted, given to a builtin that reads it or to a reading method, returned.
+    Anything else (a store, a method that may change it, another function, an alias) may
+    change it. Where its items cannot change (``depth`` 1), what holds only its items is
+    fine; at ``depth`` 0 anything is."""
+    if depth <= 0:
+        return True
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.Subscript) and parent.value is node:
+        if not isinstance(parent.ctx, ast.Load):
+            return False
+        if isinstance(parent.slice, ast.Slice):  # a new sequence of the same items
+            return depth <= 1 or _only_read(parent, depth, parents, builtins_kept)
+        return _only_read(parent, depth - 1, parents, builtins_kept)
+    if isinstance(parent, ast.Compare | ast.UnaryOp | ast.FormattedValue | ast.Return | ast.Expr):
+        return True
+    if isinstance(parent, ast.BinOp):  # ``+``, ``*``, ``|``: a new object of the same items
+        return depth <= 1 or _only_read(parent, depth, parents, builtins_kept)
+    if isinstance(parent, ast.For | ast.comprehension) and parent.iter is node:
+        return depth <= 1
+    if isinstance(parent, ast.Call) and any(arg is node for arg in parent.args):
+        callee = parent.func
+        if isinstance(callee, ast.Name) and callee.id in builtins_kept:
+            return callee.id in _READING or (callee.id in _ITEMS_OUT and depth <= 1)
+        # a method of a string literal (``", ".join(parts)``, ``"{}".format(d)``)
+        return isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Constant)
+    if isinstance(parent, ast.Attribute) and parent.value is node:
+        call = parents.get(id(parent))
+        called = isinstance(call, ast.Call) and call.func is parent
+        return called and parent.attr in _READING_METHODS and depth <= 1
+    return False

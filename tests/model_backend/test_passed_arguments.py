@@ -1,0 +1,178 @@
+"""Parameters the code alone fixes: the literals a plain function is called with, at its call
+and in its frame while it keeps them, checked against real runs, and the grammar writing
+them where a model jumping into the function would guess."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from neural_debugger.model_backend.flow import LineFlow, entry_text, expect, kept_parameters
+from neural_debugger.model_backend.grammar import JsonCursor, _json_texts
+from neural_debugger.model_backend.local import LocalEngine
+from neural_debugger.model_backend.session import DebugSession, resume
+from neural_debugger.protocol import Action, ActionKind, State, StateKind
+from neural_debugger.protocol.source_map import SourceMap
+from neural_debugger.tracer.program import load_program
+from neural_debugger.tracer.run import trace
+
+SCRIPT = """LIMIT = 2
+
+
+def describe(d, sep=", "):
+    parts = []
+    for key in sorted(d):
+        parts.append("%s=%d" % (key, d[key]))
+    return "{} items: {}".format(len(parts), sep.join(parts))
+
+
+def dot(a, b, scale=1):
+    total = 0
+    for i in range(len(a)):
+        total += a[i] * b[i]
+    a.append(0)
+    return total * scale
+
+
+def matmul(a, b):
+    rows = []
+    for row in a:
+        rows.append([sum(x * b[k][j] for k, x in enumerate(row)) for j in range(len(b[0]))])
+    return rows
+
+
+def countdown(n, seen=[]):
+    while n > 0:
+        n -= 1
+    seen.append(n)
+    return n
+
+
+def label(word, times):
+    return word * times
+
+
+print(describe({'kiwi': 3, 'fig': 1}))
+print(dot([1, 2], [3, 4]), dot([1, 2], [5, 6], scale=2))
+print(matmul([[1, 2]], [[3], [4]]))
+print(countdown(3), countdown(n=3))
+print(label('ab', 2), label('ab', LIMIT))
+"""
+DEFS = {"describe": 4, "dot": 11, "matmul": 19, "countdown": 26, "label": 33}
+
+
+def test_every_call_passing_one_literal_fixes_it_and_a_frame_that_only_reads_keeps_it() -> None:
+    passed = LineFlow(SCRIPT).passed
+    assert passed.by_every_call(DEFS["describe"]) == {"d": "{'kiwi': 3, 'fig': 1}", "sep": "', '"}
+    assert passed.kept(DEFS["describe"]) == {"d": "{'kiwi': 3, 'fig': 1}", "sep": "', '"}
+    # two calls pass different ``b`` and ``scale``; ``a`` is changed by ``a.append``
+    assert passed.by_every_call(DEFS["dot"]) == {"a": "[1, 2]"}
+    assert passed.kept(DEFS["dot"]) == {}
+    assert passed.at_call(DEFS["dot"], [38]) == {"a": "[1, 2]"}  # two calls on that line
+    # nested lists read only through subscripts and ``len``; ``for row in a`` hands out an
+    # inner list, which the frame could change, so ``a`` is not kept
+    assert passed.kept(DEFS["matmul"]) == {"b": "[[3], [4]]"}
+    # ``n`` is rebound; a mutable default is never fixed (it lives on between calls)
+    assert passed.by_every_call(DEFS["countdown"]) == {"n": "3"}
+    assert passed.kept(DEFS["countdown"]) == {}
+    # ``times`` is given a variable once: only ``word`` is fixed
+    assert passed.kept(DEFS["label"]) == {"word": "'ab'"}
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "def f(x):\n    return x\ng = f\nprint(f(1))\n",  # used as a value: callable from anywhere
+        "def f(x):\n    return x\nprint(f(1), globals())\n",  # code that reaches names
+        "def f(*xs):\n    return xs\nprint(f(1))\n",  # ``*args``
+        "def f(x):\n    return x\nprint(f(*[1]))\n",
+        "def f(x):\n    return x\nprint(f({1, 2}))\n",  # a set: its order is the hash's
+        "def f(x):\n    return x\nprint(f(1, 2))\n",  # does not bind: TypeError
+        "def f(x):\n    del x\nprint(f(1))\n",
+        "def f(x):\n    for x in [2]:\n        pass\nprint(f(1))\n",
+        "def f(x):\n    y = x\n    y.append(1)\nprint(f([1]))\n",  # an alias
+        "def f(x):\n    g(x)\ndef g(y):\n    y.append(1)\nprint(f([1]))\n",  # another function
+        "len = print\ndef f(x):\n    return len(x)\nprint(f([1]))\n",  # not the builtin
+    ],
+)
+def test_what_the_code_cannot_vouch_for_is_not_kept(code: str) -> None:
+    flow = LineFlow(code)
+    assert all(not flow.passed.kept(line) for line in flow.call_sites.functions)
+
+
+def test_real_runs_show_the_passed_values_at_the_call_and_wherever_the_frame_keeps_them(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "script.py"
+    path.write_text(SCRIPT)
+    program = load_program(path)
+    flow = LineFlow(program.context)
+    assert program.context == SCRIPT.rstrip("\n")  # a script: context lines are the file's
+    events = trace(program).events
+    checked = 0
+    for event in events:
+        line = program.context_line(event.file, event.line)
+        if event.kind == "call" and line in DEFS.values():
+            assert flow.passed.by_every_call(line).items() <= event.locals.items(), event
+            checked += 1
+        function = flow.call_sites.function_at([line])
+        if event.kind == "line" and function is not None:
+            assert flow.passed.kept(function).items() <= event.locals.items(), event
+            checked += bool(flow.passed.kept(function))
+    assert checked >= 20
+
+
+def _history(code: str) -> tuple[SourceMap, tuple[State, ...]]:
+    source = SourceMap(code)
+    return source, (State(kind=StateKind.CALL, src=source.lines[0], locals={}),)
+
+
+def test_a_breakpoint_in_the_function_and_a_step_into_its_call_fix_the_parameters() -> None:
+    flow, (source, history) = LineFlow(SCRIPT), _history(SCRIPT)
+    jump = Action(kind=ActionKind.BREAKPOINT, target=source.lines[6])  # in ``describe``
+    expected = expect(flow, source, history, (), jump)
+    assert expected.fixed == {"d": "{'kiwi': 3, 'fig': 1}", "sep": "', '"}
+    shown = {"d": "{'kiwi': 3, 'fig': 1}", "sep": "', '", "parts": "[]", "key": "'fig'"}
+    assert expected.allows(State(kind=StateKind.LINE, src=source.lines[6], locals=shown))
+    wrong = {**shown, "d": "1"}
+    assert not expected.allows(State(kind=StateKind.LINE, src=source.lines[6], locals=wrong))
+    # a step into the second ``dot`` call passes b and scale of its own
+    into = Action(kind=ActionKind.STEP_INTO)
+    here = State(kind=StateKind.LINE, src=source.lines[37], locals={})
+    expected = expect(flow, source, (*history, here), (jump,), into)
+    call_text = source.lines[DEFS["dot"] - 1]
+    assert expected.call_fixed[call_text] == {"a": "[1, 2]"}  # the line's two calls agree on a
+    here = State(kind=StateKind.LINE, src=source.lines[40], locals={})  # label('ab', LIMIT)
+    expected = expect(flow, source, (*history, here), (jump,), into)
+    assert expected.call_fixed[source.lines[DEFS["label"] - 1]] == {"word": "'ab'"}
+    # a run that starts in a function: its arguments come from outside the code
+    entry = State(kind=StateKind.CALL, src=source.lines[3], locals={"d": "{}"})
+    expected = expect(flow, source, (entry,), (), jump)
+    assert entry_text((entry,)) == source.lines[3]
+    assert not expected.fixed and not kept_parameters(flow, source, expected, source.lines[3])
+    assert source.lines[3] not in expected.call_fixed
+
+
+def test_the_locals_writer_keeps_to_the_passed_values() -> None:
+    fixed = _json_texts({"d": "{'kiwi': 3}"})
+
+    def whole(text: str) -> bool:
+        cursor = JsonCursor("object", fixed=fixed, required=frozenset({b"d"}))
+        return all(cursor.feed(b) for b in text.encode()) and cursor.done
+
+    assert whole('{"d": "{\'kiwi\': 3}"}') and whole('{"d": "{\'kiwi\': 3}", "parts": "[]"}')
+    assert not whole('{"d": "1"}') and not whole('{"parts": "[]"}')
+
+
+async def test_a_session_jumping_into_the_function_shows_what_the_call_passed(
+    tmp_path: Path,
+) -> None:
+    """The embedded model, jumping from the run's start to a breakpoint inside ``describe``,
+    shows ``d`` and ``sep`` as the script's only call passes them."""
+    path = tmp_path / "script.py"
+    path.write_text(SCRIPT)
+    session = await DebugSession.open(load_program(path), LocalEngine(), breakpoint_steps=0)
+    stop = await resume(session, {7})
+    assert stop.line == 7 and stop.locals is not None, stop
+    assert stop.locals["d"] == "{'kiwi': 3, 'fig': 1}" and stop.locals["sep"] == "', '"
