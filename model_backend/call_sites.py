@@ -66,9 +66,10 @@ class CallSites:
         # variables each maps to are bound
         self._entering: dict[int, frozenset[str]] = {}
         # the plain functions by def line, each one's calls with the lines a frame making the
-        # call stands on, and the builtins' names the code never binds
+        # call stands on and the statement holding it, and the builtins' names the code never
+        # binds
         self.functions: dict[int, ast.FunctionDef] = {}
-        self.sites: dict[int, list[tuple[ast.Call, frozenset[int]]]] = {}
+        self.sites: dict[int, list[tuple[ast.Call, frozenset[int], ast.stmt]]] = {}
         self.builtins_kept: frozenset[str] = frozenset()
         try:
             with warnings.catch_warnings():
@@ -101,7 +102,7 @@ class CallSites:
                 continue
             if node.func.id in calls:
                 on = frozenset({statement.lineno, *_span(node)})
-                self.sites[plain[node.func.id].lineno].append((node, on))
+                self.sites[plain[node.func.id].lineno].append((node, on, statement))
         self.builtins_kept = _BUILTINS - set(bound_names(tree))
         owner = _owners(tree)
         self._own_lines(owner, {plain[name].lineno for name in calls})
@@ -223,13 +224,19 @@ def _in_statements(tree: ast.Module) -> Iterator[tuple[ast.stmt, ast.AST]]:
     first line of its statement, where a statement over several lines reports its line
     event, besides its own lines)."""
     for statement in ast.walk(tree):
-        if not isinstance(statement, ast.stmt):
-            continue
-        todo = [c for c in ast.iter_child_nodes(statement) if not isinstance(c, ast.stmt)]
-        while todo:
-            node = todo.pop()
-            yield statement, node
-            todo.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.stmt))
+        if isinstance(statement, ast.stmt):
+            for node in own_nodes(statement):
+                yield statement, node
+
+
+def own_nodes(statement: ast.stmt) -> Iterator[ast.AST]:
+    """The nodes of ``statement`` that no statement inside it holds: what its own line
+    event evaluates (its expressions, lambdas and comprehensions included)."""
+    todo = [c for c in ast.iter_child_nodes(statement) if not isinstance(c, ast.stmt)]
+    while todo:
+        node = todo.pop()
+        yield node
+        todo.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.stmt))
 
 
 def _span(node: ast.expr) -> range:

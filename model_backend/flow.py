@@ -1086,13 +1086,14 @@ def _passed(
 ) -> dict[str, Mapping[str, str]]:
     """The parameter values a call state shows, by its source text: those every call of the
     function passes alike (not the run's entry's, called from outside), and after a step into
-    from a line (on one of ``here``), those the line's own calls pass
-    (:mod:`.passed_arguments`)."""
+    from a line (on one of ``here``), those the line's own calls pass, literals or the values
+    the line state showed of the variables given (:mod:`.passed_arguments`)."""
     found = dict[str, Mapping[str, str]](flow.passed_by_call_text(source.lines, entry_text(states)))
     if states[-1].kind is not StateKind.LINE or action.kind is not ActionKind.STEP_INTO:
         return found
+    shown = standalone(states, len(states) - 1).locals  # the caller's variables
     for number in flow.call_sites.functions:
-        values = flow.passed.at_call(number, here)
+        values = flow.passed.at_call(number, here, shown)
         text = source.lines[number - 1] if 0 < number <= len(source.lines) else None
         if values and text is not None and source.by_text.get(text) == [number]:
             found[text] = {**found.get(text, {}), **values}

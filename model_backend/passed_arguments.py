@@ -16,7 +16,9 @@ arguments, a missing one) fixes none. Values read as the tracer's renderer write
 
 * A call state of the function shows each parameter with the value its call passed
   (:meth:`PassedArguments.at_call`, for the calls on given lines; :meth:`by_every_call`, where
-  every call of the function passes the same).
+  every call of the function passes the same). After a step into from the calling line, a
+  parameter given a variable (``f(x)``) shows the value the line state showed for ``x``, where
+  nothing the statement runs before the call can rebind or change it (:func:`_quiet`).
 * A line state of the function's own frame shows it with that value too, where every call
   passes the same one and the frame keeps it (:meth:`kept`): no code of the function (nested
   functions and comprehensions included) binds or deletes the name, and, for a value holding
@@ -28,8 +30,9 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
-from neural_debugger.model_backend.call_sites import bound_names
+from neural_debugger.model_backend.call_sites import bound_names, own_nodes
 from neural_debugger.tracer.values import CUT_MARKER, render_value
 
 # Builtins that read their arguments and keep nothing of them.
@@ -43,9 +46,22 @@ _ITEMS_OUT = frozenset(
     {"sorted", "list", "tuple", "dict", "enumerate", "zip", "reversed", "iter", "min", "max"}
     | {"set", "frozenset"}
 )
+# Expressions that run in frames of their own.
+_OWN_FRAMES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 # Methods of lists, tuples and dicts that change nothing; each returns items, views of them or
 # a shallow copy.
 _READING_METHODS = frozenset({"get", "keys", "values", "items", "copy", "index", "count"})
+
+
+@dataclass(frozen=True)
+class _Call:
+    """One call of a plain function, as its code reads."""
+
+    on: frozenset[int]  # the lines a frame making the call stands on
+    values: dict[str, tuple[str, int]]  # parameter -> a literal's text and depth
+    # parameter -> the caller's variable it is given, where nothing the statement runs before
+    # the call can rebind or change one (:func:`_quiet`)
+    names: dict[str, str]
 
 
 class PassedArguments:
@@ -54,20 +70,23 @@ class PassedArguments:
     def __init__(
         self,
         functions: Mapping[int, ast.FunctionDef] | None = None,
-        sites: Mapping[int, Iterable[tuple[ast.Call, frozenset[int]]]] | None = None,
+        sites: Mapping[int, Iterable[tuple[ast.Call, frozenset[int], ast.stmt]]] | None = None,
         builtins_kept: frozenset[str] = frozenset(),
     ) -> None:
         """``functions``: the plain functions by def line; ``sites``: each one's calls, with
-        the lines a frame making the call stands on; ``builtins_kept``: builtins' names the
-        code never binds (so a call by one is the builtin's)."""
-        # a def line -> each call's parameter values (text, and how deep its lists and dicts
-        # reach) and the lines a frame making the call stands on
-        self._sites: dict[int, list[tuple[dict[str, tuple[str, int]], frozenset[int]]]] = {}
+        the lines a frame making the call stands on and the statement holding it;
+        ``builtins_kept``: builtins' names the code never binds (so a call by one is the
+        builtin's)."""
+        self._calls: dict[int, list[_Call]] = {}
         self._kept: dict[int, dict[str, str]] = {}
         for line, function in (functions or {}).items():
-            found = [(_passed(function.args, c), on) for c, on in (sites or {}).get(line, ())]
-            self._sites[line] = found
-            every = _agreed(values for values, _ in found)
+            calls = self._calls[line] = []
+            for call, on, statement in (sites or {}).get(line, ()):
+                given = _bind(function.args, call)
+                values = _literals(given)
+                names = _names(given) if _quiet(statement, call) else {}
+                calls.append(_Call(on, values, {k: v for k, v in names.items() if k not in values}))
+            every = _agreed(c.values for c in calls)
             bound = {name for statement in function.body for name in bound_names(statement)}
             self._kept[line] = {
                 name: text
@@ -75,17 +94,29 @@ class PassedArguments:
                 if name not in bound and _only_read_in(function, name, depth, builtins_kept)
             }
 
-    def at_call(self, function: int, lines: Iterable[int]) -> dict[str, str]:
+    def at_call(
+        self, function: int, lines: Iterable[int], shown: Mapping[str, str | None] | None = None
+    ) -> dict[str, str]:
         """The parameters a call of the function on one of ``lines`` surely passes, as the
-        tracer writes their values (those every such call agrees on)."""
+        tracer writes their values (those every such call agrees on): literals, and, where
+        ``shown`` holds the locals the caller's frame showed on its line just before, the
+        values of the variables given (not a cut one)."""
         lines = frozenset(lines)
-        found = [values for values, on in self._sites.get(function, ()) if on & lines]
+        found = []
+        for call in self._calls.get(function, ()):
+            if call.on & lines:
+                values = dict(call.values)
+                for parameter, variable in call.names.items():
+                    text = (shown or {}).get(variable)
+                    if text is not None and not text.endswith(CUT_MARKER):
+                        values[parameter] = (text, 0)
+                found.append(values)
         return {name: text for name, (text, _) in _agreed(found).items()}
 
     def by_every_call(self, function: int) -> dict[str, str]:
         """The parameters every call of the function passes alike, as the tracer writes them."""
-        found = self._sites.get(function, ())
-        return {name: text for name, (text, _) in _agreed(v for v, _ in found).items()}
+        found = self._calls.get(function, ())
+        return {name: text for name, (text, _) in _agreed(c.values for c in found).items()}
 
     def kept(self, function: int) -> dict[str, str]:
         """The parameters a frame of the function shows with one value at every line: every
@@ -129,10 +160,10 @@ def _fixed_text(value: object, mutable: bool) -> bool:
     return isinstance(value, int | float | complex | str | bytes | bool | type(None))
 
 
-def _passed(parameters: ast.arguments, call: ast.Call) -> dict[str, tuple[str, int]]:
-    """The parameters ``call`` binds to literals, with their values' texts and depths (see
-    :func:`_depth`); empty where the call cannot be read (``*``/``**`` on either side, or
-    arguments that do not bind), and without values the tracer would cut."""
+def _bind(parameters: ast.arguments, call: ast.Call) -> dict[str, tuple[ast.expr, bool]]:
+    """What ``call`` binds each parameter to: the expression, and whether it is the
+    parameter's default; empty where the call cannot be read (``*``/``**`` on either side)
+    or does not bind (too many arguments, an unknown keyword, a parameter left out)."""
     if parameters.vararg or parameters.kwarg:
         return {}
     if any(isinstance(arg, ast.Starred) for arg in call.args) or any(
@@ -142,29 +173,66 @@ def _passed(parameters: ast.arguments, call: ast.Call) -> dict[str, tuple[str, i
     positional = [a.arg for a in [*parameters.posonlyargs, *parameters.args]]
     if len(call.args) > len(positional):
         return {}
-    given: dict[str, ast.expr] = dict(zip(positional, call.args, strict=False))
+    given = {name: (arg, False) for name, arg in zip(positional, call.args, strict=False)}
     by_keyword = {a.arg for a in [*parameters.args, *parameters.kwonlyargs]}
     for keyword in call.keywords:
         if keyword.arg not in by_keyword or keyword.arg in given:
             return {}  # the call raises TypeError
-        given[str(keyword.arg)] = keyword.value
+        given[str(keyword.arg)] = (keyword.value, False)
     with_default = positional[len(positional) - len(parameters.defaults) :]
-    defaults: dict[str, ast.expr] = dict(zip(with_default, parameters.defaults, strict=True))
+    defaults = dict(zip(with_default, parameters.defaults, strict=True))
     for arg, default in zip(parameters.kwonlyargs, parameters.kw_defaults, strict=True):
         if default is not None:
             defaults[arg.arg] = default
-    values: dict[str, tuple[str, int]] = {}
     for name in [*positional, *(a.arg for a in parameters.kwonlyargs)]:
-        if name in given:
-            ok, value = _literal(given[name], mutable=True)
-        elif name in defaults:
-            ok, value = _literal(defaults[name], mutable=False)
-        else:
-            return {}  # a parameter left without a value: the call raises TypeError
+        if name not in given:
+            if name not in defaults:
+                return {}  # a parameter left without a value: the call raises TypeError
+            given[name] = (defaults[name], True)
+    return given
+
+
+def _literals(given: Mapping[str, tuple[ast.expr, bool]]) -> dict[str, tuple[str, int]]:
+    """The parameters bound to literals (a default only if immutable), with their values'
+    texts and depths (see :func:`_depth`); not those the tracer would cut."""
+    values: dict[str, tuple[str, int]] = {}
+    for name, (node, default) in given.items():
+        ok, value = _literal(node, mutable=not default)
         text = render_value(value) if ok else CUT_MARKER
         if not text.endswith(CUT_MARKER):
             values[name] = (text, _depth(value))
     return values
+
+
+def _names(given: Mapping[str, tuple[ast.expr, bool]]) -> dict[str, str]:
+    """The parameters given a variable of the caller (by an argument, not a default)."""
+    return {
+        name: node.id
+        for name, (node, default) in given.items()
+        if isinstance(node, ast.Name) and not default
+    }
+
+
+def _quiet(statement: ast.stmt, call: ast.Call) -> bool:
+    """Whether the variables ``call`` is given still hold, when it is made, what the caller's
+    line state showed: the statement makes no other call but those around it (made after
+    it), binds nothing by ``:=``, does not suspend, and the call is not inside a lambda or a
+    comprehension, whose frames have variables of their own."""
+    nodes = list(own_nodes(statement))
+    parents = {id(child): node for node in nodes for child in ast.iter_child_nodes(node)}
+    around: set[int] = set()
+    node: ast.AST = call
+    while id(node) in parents:
+        node = parents[id(node)]
+        around.add(id(node))
+    for node in nodes:
+        if isinstance(node, ast.NamedExpr | ast.Yield | ast.YieldFrom | ast.Await):
+            return False
+        if isinstance(node, _OWN_FRAMES) and id(node) in around:
+            return False
+        if isinstance(node, ast.Call) and node is not call and id(node) not in around:
+            return False
+    return True
 
 
 def _depth(value: object) -> int:

@@ -4,6 +4,7 @@ them where a model jumping into the function would guess."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -14,8 +15,10 @@ from neural_debugger.model_backend.local import LocalEngine
 from neural_debugger.model_backend.session import DebugSession, resume
 from neural_debugger.protocol import Action, ActionKind, State, StateKind
 from neural_debugger.protocol.source_map import SourceMap
-from neural_debugger.tracer.program import load_program
+from neural_debugger.tracer.program import Program, load_program
+from neural_debugger.tracer.record import record
 from neural_debugger.tracer.run import trace
+from neural_debugger.training.data import TRACE_LIMITS
 
 SCRIPT = """LIMIT = 2
 
@@ -121,6 +124,57 @@ def test_real_runs_show_the_passed_values_at_the_call_and_wherever_the_frame_kee
             assert flow.passed.kept(function).items() <= event.locals.items(), event
             checked += bool(flow.passed.kept(function))
     assert checked >= 20
+
+
+VARIABLES = """def scale(xs, k):
+    return [x * k for x in xs]
+
+
+def pair(a, b=0):
+    return (a, b)
+
+
+def main():
+    xs = [1, 2]
+    k = 3
+    ys = scale(xs, k)
+    zs = [pair(x, b=k) for x in ys]
+    more = pair(xs.pop(), k)
+    print(pair(k), scale(xs, k=2))
+    total = scale(ys, k)
+    return ys, zs, more, total
+"""
+
+
+def test_a_step_into_passes_the_values_the_caller_showed_where_nothing_runs_first() -> None:
+    passed = LineFlow(VARIABLES).passed
+    shown = {"xs": "[1, 2]", "k": "3"}
+    assert passed.at_call(1, [12], shown) == {"xs": "[1, 2]", "k": "3"}
+    assert passed.at_call(1, [12], {"xs": "[1, 2…<cut>"}) == {}  # a cut value is not known
+    # inside a comprehension: its own frame's ``x`` is not the caller's
+    assert passed.at_call(5, [13], {"x": "3", "k": "3"}) == {}
+    # ``xs.pop()`` runs before the call, which might change what it is given; and the calls
+    # of ``pair`` agree on nothing
+    assert passed.at_call(5, [14], shown) == {} == passed.by_every_call(5)
+    # two calls on one line: another call may run first, so only literals and defaults count
+    assert passed.at_call(5, [15], shown) == {"b": "0"}
+    assert passed.at_call(1, [15], shown) == {"k": "2"}
+
+
+def test_real_steps_into_a_call_show_what_the_calling_line_showed() -> None:
+    program = Program(path="variables.py", source=VARIABLES, entry="main()")
+    flow = LineFlow(program.context)
+    starts = {n for n in flow.call_sites.functions}
+    events = record(program, TRACE_LIMITS).events
+    checked = 0
+    for before, after in itertools.pairwise(events):
+        line = program.context_line(after.file, after.line)
+        if before.kind == "line" and after.kind == "call" and line in starts:
+            here = [program.context_line(before.file, before.line)]
+            values = flow.passed.at_call(line, here, before.locals)
+            assert values.items() <= after.locals.items(), (before, after)
+            checked += len(values)
+    assert checked >= 5  # xs and k twice, b's default, k=2
 
 
 def _history(code: str) -> tuple[SourceMap, tuple[State, ...]]:
