@@ -9,7 +9,8 @@ counts per action the states it constrains, those whose diff it narrows with
 can follow, or come before, the one it stands on), those in a module frame whose constants it
 fixes (:mod:`neural_debugger.model_backend.module_constants`), those whose whole locals must
 show variables every path to their line binds, those whose variable or return value is the
-value a call just returned or a line copied (:mod:`neural_debugger.model_backend.handed_back`),
+value a call just returned or a line copied or appended
+(:mod:`neural_debugger.model_backend.handed_back`),
 those whose parameters the literals a plain function is called with fix
 (:mod:`neural_debugger.model_backend.passed_arguments`), those after a line that surely
 calls the program's code (only a call or an exception can come), and any real state it would
@@ -89,7 +90,7 @@ def check_folder(folder: Path, limit: int | None, counts: dict[str, Counter], ba
             passed = states[k].kind in CALL_KINDS and expected.call_fixed.get(states[k].src or "")
             tally["passed"] += bool(kept) or bool(passed)
             # a value a call returned, fixed in the caller (``y = f(x)``, ``return f(x)``), or
-            # one a line copies (``x = y``, ``total = 0``)
+            # one a line copies (``x = y``, ``total = 0``) or appends (``out.append(x)``)
             handed = any(name not in constants and name not in kept for name in expected.fixed)
             returned = states[k - 1].kind is StateKind.RETURN
             tally["handed_back"] += (handed and returned) or expected.returned is not None

@@ -34,7 +34,15 @@ from types import CodeType
 from typing import TypeVar
 
 from neural_debugger.model_backend.call_sites import CallSites
-from neural_debugger.model_backend.handed_back import Copied, Receiver, copies, receivers
+from neural_debugger.model_backend.handed_back import (
+    Appended,
+    Copied,
+    Receiver,
+    appended_text,
+    appends,
+    copies,
+    receivers,
+)
 from neural_debugger.model_backend.module_constants import ModuleConstants, plain_classes
 from neural_debugger.model_backend.passed_arguments import PassedArguments
 from neural_debugger.protocol import Action, ActionKind, State, StateKind, standalone
@@ -182,6 +190,11 @@ class LineFlow:
     def copies(self) -> dict[int, dict[str, Copied]]:
         """The lines that only copy values into variables (:mod:`.handed_back`)."""
         return copies(self._tree) if self._tree is not None else {}
+
+    @functools.cached_property
+    def appends(self) -> dict[int, Appended]:
+        """The lines that only append a value to a list (:mod:`.handed_back`)."""
+        return appends(self._tree) if self._tree is not None else {}
 
     @functools.cached_property
     def call_sites(self) -> CallSites:
@@ -1315,20 +1328,37 @@ def _changed(
 
 
 def _copied(flow: LineFlow, here: list[int], before: Mapping[str, str | None]) -> dict[str, str]:
-    """The values a step from a line that only copies (``x = y``, ``total = 0``: every line
-    of ``here`` alike) gives its targets: the source variable's value in ``before`` (where it
-    is shown whole), or the literal's text."""
-    found = [flow.copies.get(line) for line in here]
-    if not found or found[0] is None or any(other != found[0] for other in found):
-        return {}
+    """The values a step from a line that only copies (``x = y``, ``total = 0``) or appends
+    (``out.append(x)``), every line of ``here`` alike, gives its targets: the source's value
+    (:func:`_value_of`), or for an append, the list's text in ``before`` with it added."""
     fixed: dict[str, str] = {}
-    for target, copied in found[0].items():
-        value = copied.text
-        if copied.variable is not None:
-            value = before.get(copied.variable)
-        if value is not None and not value.endswith(CUT_MARKER):
+    for target, copied in (_alike(flow.copies, here) or {}).items():
+        value = _value_of(copied, before)
+        if value is not None:
             fixed[target] = value
+    appended = _alike(flow.appends, here)
+    if appended is not None:
+        items = before.get(appended.target)
+        value = _value_of(appended.source, before)
+        text = None if items is None or value is None else appended_text(items, value)
+        if text is not None:
+            fixed[appended.target] = text
     return fixed
+
+
+def _alike(table: Mapping[int, _T], here: list[int]) -> _T | None:
+    """What ``table`` holds for every line of ``here`` alike (None: not one thing for all)."""
+    found = [table.get(line) for line in here]
+    if not found or found[0] is None or any(other != found[0] for other in found):
+        return None
+    return found[0]
+
+
+def _value_of(copied: Copied, before: Mapping[str, str | None]) -> str | None:
+    """A source's value: the variable's in ``before`` where it is shown whole, or the
+    literal's text."""
+    value = copied.text if copied.variable is None else before.get(copied.variable)
+    return None if value is None or value.endswith(CUT_MARKER) else value
 
 
 def _expect_backward(

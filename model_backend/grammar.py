@@ -29,7 +29,8 @@ A :class:`StateWriter` walks the layout of a state token by token (see
 * after a return to ``y = f(x)`` or ``return f(x)`` the caller's next line shows ``y`` with
   the value ``f`` returned, or the caller returns it; after a line that only copies
   (``x = y``, ``total = 0``) the diff shows each target whose text changes, with its source's
-  value (:mod:`.handed_back`); a step into from a line that surely calls the program's code
+  value, and after one that only appends (``out.append(x)``) the list's text with the value
+  added (:mod:`.handed_back`); a step into from a line that surely calls the program's code
   first lands on a call or an exception (:meth:`.call_sites.CallSites.surely_calling`);
 * a variable's name is a name the code mentions, not a keyword (or one of the markers, or
   ``.0``, the hidden argument of a comprehension's frame), shown once: a model cannot invent

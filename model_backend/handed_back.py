@@ -15,6 +15,9 @@ Whether a return is that frame's is the caller's to check (:func:`.flow.expect`)
 must have been opened on a ``def`` line of a function of that name, with the call seen in the
 history.
 
+:func:`appends` reads the lines that only append a variable's value or a literal to a list
+(``out.append(total)``): after one, the list's text is its old text with the value's added.
+
 :func:`copies` reads the lines that only copy: ``x = y``, ``a, b = b, a``, ``total = 0``,
 ``x = y = []`` (alone on their line, on that line alone). Such a line calls nothing, so a step
 from it lands on the frame's next line with each target showing the value its source had (a
@@ -27,7 +30,9 @@ import ast
 from collections import Counter
 from dataclasses import dataclass
 
-from neural_debugger.tracer.values import render_value
+from neural_debugger.tracer.values import CUT_MARKER, MAX_VALUE_CHARS, render_value
+
+_LISTS = frozenset({"list", "UserList"})  # bases whose subclasses' texts read as lists
 
 
 @dataclass(frozen=True)
@@ -105,6 +110,58 @@ def copies(tree: ast.Module) -> dict[int, dict[str, Copied]]:
         if kept:
             found[node.lineno] = kept
     return found
+
+
+@dataclass(frozen=True)
+class Appended:
+    """A line that appends one value to a list: ``items.append(x)``."""
+
+    target: str  # the list's variable
+    source: Copied  # the value appended: a variable's, or a literal's text
+
+
+def appends(tree: ast.Module) -> dict[int, Appended]:
+    """The lines of ``tree`` that only append a variable's value or a literal to a list held
+    by a variable (``items.append(x)``, ``out.append(0)``, alone on their line). After such a
+    line the list's text is its old one with the value's text added at the end, where the
+    variable holds a builtin list: the grammar asks that its text read as one (``[...]``),
+    and takes none of these lines from code that defines an ``append`` method or a class
+    deriving from a list, whose text and ``append`` may be their own."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == "append":
+            return {}
+        if isinstance(node, ast.ClassDef) and any(
+            isinstance(base, ast.Name | ast.Attribute) and _called_name(base) in _LISTS
+            for base in node.bases
+        ):
+            return {}
+    found: dict[int, Appended] = {}
+    for node in alone_on_their_lines(tree):
+        if not isinstance(node, ast.Expr) or not isinstance(node.value, ast.Call):
+            continue
+        call = node.value
+        method = call.func
+        if not isinstance(method, ast.Attribute) or method.attr != "append":
+            continue
+        if not isinstance(method.value, ast.Name) or len(call.args) != 1 or call.keywords:
+            continue
+        target = method.value.id
+        source = _source(call.args[0])
+        if source is None or source.variable == target or _dunder(target):
+            continue
+        found[node.lineno] = Appended(target, source)
+    return found
+
+
+def appended_text(items: str, value: str) -> str | None:
+    """The text of the list written ``items`` once ``value`` (a value's text) is appended;
+    None where ``items`` is not a whole list's text or the result would be cut."""
+    if not (items.startswith("[") and items.endswith("]")) or items.endswith(CUT_MARKER):
+        return None
+    if value.endswith(CUT_MARKER):
+        return None
+    text = f"[{value}]" if items == "[]" else f"{items[:-1]}, {value}]"
+    return text if len(text) <= MAX_VALUE_CHARS else None
 
 
 def _assigned_pairs(node: ast.stmt) -> list[tuple[ast.expr, ast.expr]]:

@@ -9,7 +9,15 @@ from pathlib import Path
 
 from neural_debugger.model_backend.backend import DecodeOptions, History
 from neural_debugger.model_backend.flow import LineFlow, expect
-from neural_debugger.model_backend.handed_back import Copied, Receiver, copies, receivers
+from neural_debugger.model_backend.handed_back import (
+    Appended,
+    Copied,
+    Receiver,
+    appended_text,
+    appends,
+    copies,
+    receivers,
+)
 from neural_debugger.model_backend.local import LocalEngine, LocalSession
 from neural_debugger.protocol import Action, ActionKind, State, StateKind
 from neural_debugger.protocol.source_map import SourceMap
@@ -220,3 +228,68 @@ def test_a_step_from_a_copy_shows_the_source_values_and_real_runs_agree() -> Non
             assert after.locals[target] == want, (before, after)
             checked += 1
     assert checked >= 10
+
+
+APPENDING = "\n".join(
+    [
+        "def collect(words):",  # 1
+        "    out = []",  # 2
+        "    seen = []",  # 3
+        "    for word in words:",  # 4
+        "        out.append(word)",  # 5
+        "        out.append(0)",  # 6
+        "        seen.append(len(word))",  # 7
+        "        out.append(out)",  # 8
+        "    return out",  # 9
+    ]
+)
+
+
+def test_the_lines_that_only_append_and_the_text_they_leave() -> None:
+    found = appends(ast.parse(APPENDING))
+    assert found == {
+        5: Appended("out", Copied(variable="word")),
+        6: Appended("out", Copied(text="0")),
+    }  # not a call's value (``len(word)``), not the list itself
+    assert appended_text("[]", "'a'") == "['a']" and appended_text("[1]", "2") == "[1, 2]"
+    assert appended_text("{}", "1") is None and appended_text("[1, 2…<cut>", "3") is None
+    assert appended_text("[" + "1, " * 52 + "1]", "2") is None  # the tracer would cut it
+    # code whose ``append`` may be its own
+    for extra in (
+        "class Stack(list):\n    pass",
+        "class Log:\n    def append(self, x):\n        pass",
+    ):
+        assert appends(ast.parse(APPENDING + "\n" + extra)) == {}
+
+
+def test_a_step_from_an_append_shows_the_list_grown_and_real_runs_agree() -> None:
+    flow, source = LineFlow(APPENDING), SourceMap(APPENDING)
+    states = (
+        State(kind=StateKind.CALL, src="def collect(words):", locals={"words": "['ab']"}),
+        State(
+            kind=StateKind.LINE,
+            src="        out.append(word)",
+            locals={"words": "['ab']", "out": "[]", "seen": "[]", "word": "'ab'"},
+        ),
+    )
+    expected = expect(flow, source, states, (INTO,), OVER)
+    assert expected.fixed == {"out": "['ab']"} and expected.required == {"out"}
+    grown = State(kind=StateKind.LINE, src="        out.append(0)", locals={"out": "['ab']"})
+    assert expected.allows(grown.model_copy(update={"diff": True}))
+    wrong = grown.model_copy(update={"diff": True, "locals": {"out": "['ab', 'ab']"}})
+    assert not expected.allows(wrong)
+    program = Program(path="collect.py", source=APPENDING, entry="collect(['ab', 'cd', 'é'])")
+    found = appends(ast.parse(program.context))
+    events = record(program, TRACE_LIMITS).events
+    checked = 0
+    for before, after in itertools.pairwise(events):
+        appended = found.get(program.context_line(before.file, before.line))
+        if before.kind != "line" or appended is None or after.kind != "line":
+            continue
+        origin = appended.source
+        value = origin.text if origin.variable is None else before.locals[origin.variable]
+        assert value is not None
+        want = appended_text(before.locals[appended.target], value)
+        assert after.locals[appended.target] == want, (before, after)
+        checked += 1
+    assert checked >= 6
