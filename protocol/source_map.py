@@ -359,6 +359,7 @@ class Frame:
     scope: Scope | None
     line: int | None
     named: bool = True  # opened on a def or class line, not by a comprehension or lambda
+    guessed: bool = False  # rebuilt from the code after a jump, not seen opened
 
 
 @dataclass(frozen=True)
@@ -381,7 +382,7 @@ class LineTracker:
 
     def snapshot(self) -> LineTracker:
         """A copy to return to later (the source map is shared, the frames are copied)."""
-        frames = [Frame(f.scope, f.line, f.named) for f in self.stack]
+        frames = [Frame(f.scope, f.line, f.named, f.guessed) for f in self.stack]
         return LineTracker(self.source, frames, self._pop_pending)
 
     def locate(self, state: State, action: Action | None = None) -> Located:
@@ -419,7 +420,8 @@ class LineTracker:
                 state.src, scope=frame.scope, near=frame.line, backward=backward
             )
             if line is not None:
-                frame.line = line
+                self._unwind_to(line)
+                self.stack[-1].line = line
         if kind in (StateKind.RETURN, StateKind.INV_CALL):
             self._pop_pending = True
         return Located(
@@ -457,6 +459,19 @@ class LineTracker:
         self.stack.append(Frame(scope, line))
         return line
 
+    def _unwind_to(self, line: int) -> None:
+        """A frame's next state stands on ``line``, outside its code: where that frame, and
+        any above the innermost one whose code holds the line, were rebuilt after a jump
+        (:meth:`_place_caller`), the guess was wrong and they have returned (a decorator's
+        wrapper the prediction went on past, back in the module that made the call)."""
+        header = self._headed(line)  # a frame's header line is its own too
+        holders = (self._scope(line), *((header,) if header is not None else ()))
+        depth = len(self.stack) - 1
+        while depth > 0 and self.stack[depth].guessed and self.stack[depth].scope not in holders:
+            depth -= 1
+        if self.stack[depth].scope in holders:
+            del self.stack[depth + 1 :]
+
     def _place_caller(self, callee: Scope | None) -> None:
         """After a jump into a new frame, rebuild the frames in between from the code: the
         shortest chain of calls from the caller's function to ``callee`` (a line in each function
@@ -478,10 +493,10 @@ class LineTracker:
                 caller.line = path[0][0]
                 for k, (line, target) in enumerate(path):
                     if self.source.called_in_comprehension(line, target):
-                        self.stack.append(Frame(self._scope(line), line, named=False))
+                        self.stack.append(Frame(self._scope(line), line, False, True))
                     if k + 1 < len(path):
                         following = path[k + 1][0]
-                        self.stack.append(Frame(self._scope(following), following))
+                        self.stack.append(Frame(self._scope(following), following, True, True))
                 return
 
     def _call_path(

@@ -260,3 +260,28 @@ def test_a_jump_reaches_functions_no_line_calls_by_name() -> None:
     assert _jump_in(IMPLICIT, '        return f"T({self.c})"') == (25, 16)
     assert _jump_in(IMPLICIT, "        return self.c * 9 / 5 + 32") == (26, 3, 21, 13)
     assert _jump_in(IMPLICIT, "    return wrapper") == (19, 4)
+
+
+def test_a_return_past_frames_a_jump_guessed_goes_on_in_the_frame_holding_its_line() -> None:
+    """After a jump into ``convert``, rebuilt as called by the decorator's wrapper, a
+    prediction that goes on in the module after ``convert`` returns leaves one module frame:
+    the guessed wrapper has returned too. A frame the history saw open is never dropped."""
+    tracker = LineTracker(SourceMap(IMPLICIT))
+    tracker.locate(State(kind=StateKind.LINE, src="def logged(func):", locals={}))
+    jump = Action(kind=ActionKind.BREAKPOINT, target="    return t.fahrenheit")
+    assert tracker.locate(State(kind=StateKind.LINE, src="    return t.fahrenheit", locals={}),
+                          jump).stack == (26, 3, 21)  # fmt: skip
+    into = Action(kind=ActionKind.STEP_INTO)
+    tracker.locate(State(kind=StateKind.RETURN, src="    return t.fahrenheit", value="68.0"), into)
+    snapshot = tracker.snapshot()
+    back = tracker.locate(State(kind=StateKind.LINE, src="f = convert(t)", locals={}), into)
+    assert back.stack == (26,) and back.depth == 0
+    # a line no frame's code holds drops nothing (the module's frame holds only its own)
+    elsewhere = State(kind=StateKind.LINE, src='        return f"T({self.c})"', locals={})
+    assert snapshot.locate(elsewhere, into).depth == 1
+    # seen opened (a step into the wrapper's call): the frame stays, whatever line follows
+    seen = LineTracker(SourceMap(IMPLICIT))
+    seen.locate(State(kind=StateKind.LINE, src="f = convert(t)", locals={}))
+    seen.locate(State(kind=StateKind.CALL, src="    def wrapper(*args):", locals={}), into)
+    located = seen.locate(State(kind=StateKind.LINE, src="f = convert(t)", locals={}), into)
+    assert located.depth == 1
