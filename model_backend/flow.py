@@ -106,6 +106,7 @@ class LineFlow:
         self._starting: dict[int, set[int]] = {}
         self._call_names: dict[str, frozenset[str]] | None = None
         self._passed_texts: dict[str, dict[str, dict[str, str]]] = {}  # by the entry's text
+        self._def_texts: dict[int, str] | None = None
         self._before: dict[int, set[int]] | None = None
         # for each code object of a function: a line -> the variables that can be bound when
         # its line event fires, and a call event's line -> those bound at that event (None for
@@ -210,21 +211,31 @@ class LineFlow:
 
     def passed_by_call_text(self, lines: list[str], entry: str | None) -> dict[str, dict[str, str]]:
         """The parameter values a call state shows whatever call made it, by its source text
-        (``lines``: the code's lines): a plain function's whose every call passes them alike,
-        where no other line has its ``def`` line's text. ``entry``: the source text of the
-        run's first event, a call (None: not known, then none): the function it opened is
-        called from outside the code, with arguments the code does not show."""
+        (``lines``: the code's lines): a plain function's whose every call passes them alike
+        (:meth:`def_texts`). ``entry``: the source text of the run's first event, a call
+        (None: not known, then none): the function it opened is called from outside the
+        code, with arguments the code does not show."""
         if entry is None:
             return {}
         cached = self._passed_texts.get(entry)
         if cached is None:
             cached = self._passed_texts[entry] = {}
-            for number in self.call_sites.functions:
-                text = lines[number - 1] if 0 < number <= len(lines) else entry
+            for number, text in self.def_texts(lines).items():
                 values = self.passed.by_every_call(number) if text != entry else {}
-                if values and lines.count(text) == 1:
+                if values:
                     cached[text] = values
         return cached
+
+    def def_texts(self, lines: list[str]) -> dict[int, str]:
+        """The ``def`` line text of each plain function (by def line) that no other line of
+        the code (``lines``) has, so a call state showing it is that function's."""
+        if self._def_texts is None:
+            self._def_texts = {
+                number: lines[number - 1]
+                for number in self.call_sites.functions
+                if 0 < number <= len(lines) and lines.count(lines[number - 1]) == 1
+            }
+        return self._def_texts
 
     def following(self, line: int) -> frozenset[int] | None:
         """Lines that can follow ``line`` in its frame (None: not known; empty: none, the frame
@@ -1096,19 +1107,20 @@ def entry_text(states: tuple[State, ...]) -> str | None:
 
 def _passed(
     flow: LineFlow, source: SourceMap, states: tuple[State, ...], action: Action, here: list[int]
-) -> dict[str, Mapping[str, str]]:
+) -> Mapping[str, Mapping[str, str]]:
     """The parameter values a call state shows, by its source text: those every call of the
     function passes alike (not the run's entry's, called from outside), and after a step into
     from a line (on one of ``here``), those the line's own calls pass, literals or the values
     the line state showed of the variables given (:mod:`.passed_arguments`)."""
-    found = dict[str, Mapping[str, str]](flow.passed_by_call_text(source.lines, entry_text(states)))
+    every = flow.passed_by_call_text(source.lines, entry_text(states))
     if states[-1].kind is not StateKind.LINE or action.kind is not ActionKind.STEP_INTO:
-        return found
+        return every
     shown = standalone(states, len(states) - 1).locals  # the caller's variables
-    for number in flow.call_sites.functions:
-        values = flow.passed.at_call(number, here, shown)
-        text = source.lines[number - 1] if 0 < number <= len(source.lines) else None
-        if values and text is not None and source.by_text.get(text) == [number]:
+    texts = flow.def_texts(source.lines)
+    found = dict[str, Mapping[str, str]](every)
+    for number, values in flow.passed.on_lines(here, shown).items():
+        text = texts.get(number)
+        if values and text is not None:
             found[text] = {**found.get(text, {}), **values}
     return found
 

@@ -67,19 +67,25 @@ def plain_classes(tree: ast.AST) -> frozenset[int]:
     return frozenset(lines)
 
 
-def _immutable(value: object) -> bool:
-    if isinstance(value, tuple):
-        return all(_immutable(item) for item in value)
-    return isinstance(value, _LITERAL_TYPES)
-
-
-def _literal(node: ast.expr) -> tuple[bool, object]:
-    """Whether ``node`` is a literal of an immutable value, and the value."""
+def fixed_literal(node: ast.expr, mutable: bool = False) -> tuple[bool, object]:
+    """Whether ``node`` is a literal the tracer writes the same way at every run, and its
+    value: numbers, strings, bytes, booleans, ``None`` and tuples of them, and where
+    ``mutable``, lists and dicts of them too (never a set, whose order is the hash's)."""
     try:
         value = ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return False, None
-    return _immutable(value), value
+    return _written_alike(value, mutable), value
+
+
+def _written_alike(value: object, mutable: bool) -> bool:
+    if isinstance(value, list | dict) and not mutable:
+        return False
+    if isinstance(value, dict):
+        return all(_written_alike(item, mutable) for item in [*value, *value.values()])
+    if isinstance(value, list | tuple):
+        return all(_written_alike(item, mutable) for item in value)
+    return isinstance(value, _LITERAL_TYPES)
 
 
 class ModuleConstants:
@@ -127,7 +133,7 @@ class ModuleConstants:
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             if len(targets) != 1 or not isinstance(targets[0], ast.Name) or not statement.value:
                 return None
-            ok, value = _literal(statement.value)
+            ok, value = fixed_literal(statement.value)
             return (targets[0].id, render_value(value)) if ok else None
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
             if statement.decorator_list:

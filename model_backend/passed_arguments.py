@@ -15,7 +15,7 @@ anything else is not fixed; a call that cannot bind (``*args``, ``**kwargs``, to
 arguments, a missing one) fixes none. Values read as the tracer's renderer writes them.
 
 * A call state of the function shows each parameter with the value its call passed
-  (:meth:`PassedArguments.at_call`, for the calls on given lines; :meth:`by_every_call`, where
+  (:meth:`PassedArguments.on_lines`, for the calls on given lines; :meth:`by_every_call`, where
   every call of the function passes the same). After a step into from the calling line, a
   parameter given a variable (``f(x)``) shows the value the line state showed for ``x``, where
   nothing the statement runs before the call can rebind or change it (:func:`_quiet`).
@@ -33,6 +33,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from neural_debugger.model_backend.call_sites import bound_names, own_nodes
+from neural_debugger.model_backend.module_constants import fixed_literal
 from neural_debugger.tracer.values import CUT_MARKER, render_value
 
 # Builtins that read their arguments and keep nothing of them.
@@ -78,6 +79,7 @@ class PassedArguments:
         ``builtins_kept``: builtins' names the code never binds (so a call by one is the
         builtin's)."""
         self._calls: dict[int, list[_Call]] = {}
+        self._on_line: dict[int, list[tuple[int, _Call]]] = {}  # a line -> the calls made there
         self._kept: dict[int, dict[str, str]] = {}
         for line, function in (functions or {}).items():
             calls = self._calls[line] = []
@@ -86,6 +88,8 @@ class PassedArguments:
                 values = _literals(given)
                 names = _names(given) if _quiet(statement, call) else {}
                 calls.append(_Call(on, values, {k: v for k, v in names.items() if k not in values}))
+                for number in on:
+                    self._on_line.setdefault(number, []).append((line, calls[-1]))
             every = _agreed(c.values for c in calls)
             bound = {name for statement in function.body for name in bound_names(statement)}
             self._kept[line] = {
@@ -98,20 +102,29 @@ class PassedArguments:
         self, function: int, lines: Iterable[int], shown: Mapping[str, str | None] | None = None
     ) -> dict[str, str]:
         """The parameters a call of the function on one of ``lines`` surely passes, as the
-        tracer writes their values (those every such call agrees on): literals, and, where
-        ``shown`` holds the locals the caller's frame showed on its line just before, the
-        values of the variables given (not a cut one)."""
-        lines = frozenset(lines)
-        found = []
-        for call in self._calls.get(function, ()):
-            if call.on & lines:
+        tracer writes their values (see :meth:`on_lines`)."""
+        return self.on_lines(lines, shown).get(function, {})
+
+    def on_lines(
+        self, lines: Iterable[int], shown: Mapping[str, str | None] | None = None
+    ) -> dict[int, dict[str, str]]:
+        """For each function a call on one of ``lines`` makes (by def line), the parameters
+        such calls surely pass, as the tracer writes their values (those every one agrees on):
+        literals, and, where ``shown`` holds the locals the caller's frame showed on its line
+        just before, the values of the variables given (not a cut one)."""
+        found: dict[int, dict[int, dict[str, tuple[str, int]]]] = {}
+        for line in set(lines):
+            for function, call in self._on_line.get(line, ()):
                 values = dict(call.values)
                 for parameter, variable in call.names.items():
                     text = (shown or {}).get(variable)
                     if text is not None and not text.endswith(CUT_MARKER):
                         values[parameter] = (text, 0)
-                found.append(values)
-        return {name: text for name, (text, _) in _agreed(found).items()}
+                found.setdefault(function, {})[id(call)] = values  # once per call
+        return {
+            function: {name: text for name, (text, _) in _agreed(calls.values()).items()}
+            for function, calls in found.items()
+        }
 
     def by_every_call(self, function: int) -> dict[str, str]:
         """The parameters every call of the function passes alike, as the tracer writes them."""
@@ -138,26 +151,6 @@ def _agreed(
         for name, value in first.items()
         if all(other.get(name, ("", 0))[0] == value[0] for other in found[1:])
     }
-
-
-def _literal(node: ast.expr, mutable: bool) -> tuple[bool, object]:
-    """Whether ``node`` is a literal the tracer writes the same way at every run (no sets;
-    lists and dicts only where ``mutable``), and its value."""
-    try:
-        value = ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False, None
-    return _fixed_text(value, mutable), value
-
-
-def _fixed_text(value: object, mutable: bool) -> bool:
-    if isinstance(value, list | dict) and not mutable:
-        return False
-    if isinstance(value, dict):
-        return all(_fixed_text(item, mutable) for item in [*value, *value.values()])
-    if isinstance(value, list | tuple):
-        return all(_fixed_text(item, mutable) for item in value)
-    return isinstance(value, int | float | complex | str | bytes | bool | type(None))
 
 
 def _bind(parameters: ast.arguments, call: ast.Call) -> dict[str, tuple[ast.expr, bool]]:
@@ -197,7 +190,7 @@ def _literals(given: Mapping[str, tuple[ast.expr, bool]]) -> dict[str, tuple[str
     texts and depths (see :func:`_depth`); not those the tracer would cut."""
     values: dict[str, tuple[str, int]] = {}
     for name, (node, default) in given.items():
-        ok, value = _literal(node, mutable=not default)
+        ok, value = fixed_literal(node, mutable=not default)
         text = render_value(value) if ok else CUT_MARKER
         if not text.endswith(CUT_MARKER):
             values[name] = (text, _depth(value))
