@@ -9,12 +9,15 @@ counts per action the states it constrains, those whose diff it narrows with
 can follow, or come before, the one it stands on), those in a module frame whose constants it
 fixes (:mod:`neural_debugger.model_backend.module_constants`), those whose whole locals must
 show variables every path to their line binds, those whose variable or return value is the
-value a call just returned or a line copied or appended
-(:mod:`neural_debugger.model_backend.handed_back`),
+value a call just returned or a line copied or appended, those a line that only returns a
+variable or a literal returns (:mod:`neural_debugger.model_backend.handed_back`),
 those whose parameters the literals a plain function is called with fix
-(:mod:`neural_debugger.model_backend.passed_arguments`), those after a line that surely
-calls the program's code (only a call or an exception can come), and any real state it would
-forbid (with the first examples).
+(:mod:`neural_debugger.model_backend.passed_arguments`), those showing a function the frame's
+own ``def`` or ``lambda`` bound (:meth:`LineFlow.defined_at`), those after a line that surely
+calls the program's code (only a call or an exception can come), breakpoint jumps to a line's
+first hit in the run whose variables the paths that have not run the line yet narrow
+(:func:`neural_debugger.model_backend.flow.first_hit`), and any real state it would forbid
+(with the first examples).
 
 ``python -m neural_debugger.evaluation.flow_check DIR [DIR ...] [--per-folder N] [--out F]``
 prints a table and writes ``evaluation/results/flow_check.json``.
@@ -35,6 +38,7 @@ from neural_debugger.model_backend.flow import (
     LineFlow,
     entry_text,
     expect,
+    first_hit,
     kept_parameters,
 )
 from neural_debugger.protocol import ActionKind, StateKind, parse_trajectory
@@ -52,6 +56,7 @@ COLUMNS = (
     "required",
     "handed_back",
     "copied",
+    "returns",
     "run_over",
     "own_return",
     "calls_first",
@@ -59,6 +64,8 @@ COLUMNS = (
     "callers_go_on",
     "caller_returns",
     "passed",
+    "defined",
+    "first_hit",
     "forbidden",
 )
 
@@ -91,9 +98,14 @@ def check_folder(folder: Path, limit: int | None, counts: dict[str, Counter], ba
             tally["passed"] += bool(kept) or bool(passed)
             # a value a call returned, fixed in the caller (``y = f(x)``, ``return f(x)``), or
             # one a line copies (``x = y``, ``total = 0``) or appends (``out.append(x)``)
-            handed = any(name not in constants and name not in kept for name in expected.fixed)
+            texts = expected.lines.get(StateKind.LINE) or ()
+            defined = flow.defined_at(n for text in texts for n in source.by_text.get(text, []))
+            others = {**constants, **kept, **defined}
+            handed = any(name not in others for name in expected.fixed)
             returned = states[k - 1].kind is StateKind.RETURN
-            tally["handed_back"] += (handed and returned) or expected.returned is not None
+            tally["handed_back"] += (handed or expected.returned is not None) and returned
+            # a line that only returns a variable or a literal: its return, with that value
+            tally["returns"] += expected.returned is not None and not returned
             tally["copied"] += handed and not returned
             # after the module frame's return, only the run's end
             ruled = {kind for kind, texts in lines if not texts}
@@ -106,13 +118,25 @@ def check_folder(folder: Path, limit: int | None, counts: dict[str, Counter], ba
             tally["calls_first"] += not over and StateKind.RETURN in ruled
             # ... and nothing can raise before that call: only the call comes next
             into = action.kind is ActionKind.STEP_INTO
-            tally["enters"] += into and not over and StateKind.EXCEPTION in ruled
+            entering = StateKind.EXCEPTION in ruled and StateKind.CALL not in ruled
+            tally["enters"] += into and not over and entering
             # a function's return (not the top frame's): its caller goes on, the run cannot end
             tally["callers_go_on"] += returned and StateKind.EXIT_NORMAL in ruled
             # after a return, a step shows the caller's return or exception only on the
             # call's line
             stepped = action.kind in (ActionKind.STEP_INTO, ActionKind.STEP_OVER)
             tally["caller_returns"] += returned and stepped and StateKind.RETURN in expected.lines
+            # a function a frame's own ``def`` or ``lambda`` bound, where the state shows it
+            shown = (states[k].locals or {}) if states[k].kind is StateKind.LINE else {}
+            tally["defined"] += any(name in shown for name in defined)
+            # a breakpoint's first hit in the run: only what paths that have not run its line
+            # before bind (not yet a loop's variable, nor what the loop's body binds)
+            target = action.target if action.kind is ActionKind.BREAKPOINT else None
+            if target is not None:
+                targets = source.by_text.get(target, [])
+                hit = first_hit(flow, states[:k], actions[: k - 1], target, targets)
+                narrower = hit and flow.names_first_at(targets) != flow.names_at(targets)
+                tally["first_hit"] += narrower
             # whole locals that must show some variables (bound on every path to the line)
             whole = states[k].kind in CALL_KINDS or expected.diff is False
             must = expected.required | expected.call_required.get(states[k].src or "", set())

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from types import CodeType
 from typing import TypeVar
 
+from neural_debugger.model_backend.bindings import bound_once
 from neural_debugger.model_backend.call_sites import CallSites
 from neural_debugger.model_backend.handed_back import (
     Appended,
@@ -41,10 +42,12 @@ from neural_debugger.model_backend.handed_back import (
     appended_text,
     appends,
     copies,
+    made_generators,
     receivers,
+    returns,
 )
 from neural_debugger.model_backend.module_constants import ModuleConstants, plain_classes
-from neural_debugger.model_backend.passed_arguments import PassedArguments
+from neural_debugger.model_backend.passed_arguments import PassedArguments, only_read_everywhere
 from neural_debugger.protocol import Action, ActionKind, State, StateKind, standalone
 from neural_debugger.protocol.source_map import LineTracker, Located, SourceMap
 from neural_debugger.protocol.tokens import DIFF_MARKER_KEY
@@ -112,6 +115,16 @@ class LineFlow:
         # its line event fires, and a call event's line -> those bound at that event (None for
         # a module or a class body, whose names calls can bind)
         self._bound: list[tuple[dict[int, frozenset[str]], dict[int, frozenset[str]]] | None] = []
+        # for each code object whose ``_bound`` is known: its paths, walked again for the
+        # variables bound at a line's first event (:meth:`names_first_at`); and, for code made
+        # by another's instructions, the line those instructions stand on
+        self._paths: list[_Paths | None] = []
+        self._made_on: dict[int, int] = {}
+        # for each code object of a function: the variables only ``def`` or ``lambda`` bind,
+        # with the text of the function they hold (:meth:`defined_at`)
+        self._defined: list[dict[str, str]] = []
+        self._renaming = False  # code that may give a function another name
+        self._spoiled = frozenset[str]()  # names inner functions store or any code deletes
         # a line -> the variables its instructions bind or unbind; and those that code other
         # than a frame's current line can rebind (None: any, the code reaches frames)
         self._rebound_on: dict[int, set[str]] = {}
@@ -140,8 +153,11 @@ class LineFlow:
         units: list[tuple[CodeType, dis.Bytecode]] = [
             (unit, _Decoded(unit)) for unit in _code_objects(top)
         ]
+        self._made_on = _made_on(units)
+        self._renaming = _renames_functions(units)
         nonlocal_stores = _stored_from_inner_functions(units)
         unbindable = _deleted_from_anywhere(units)
+        self._spoiled = frozenset(nonlocal_stores | unbindable)
         for index, (unit, bytecode) in enumerate(units):
             self._read(unit, bytecode, index, nonlocal_stores, unbindable)
         self._made_with.clear()  # keyed by the ids of code objects no longer held
@@ -168,6 +184,10 @@ class LineFlow:
         are the module frame's (no function, class body, lambda or comprehension runs there)."""
         return self._on_line.get(line) == {0}
 
+    def module_runs(self, line: int) -> bool:
+        """Whether the module's own code has instructions on ``line`` (others may too)."""
+        return 0 in self._on_line.get(line, ())
+
     def in_the_module(self, lines: Iterable[int]) -> bool:
         """Whether ``lines`` (at least one) are all lines only the module's own code runs, so
         a frame standing on one of them is the module's (see :meth:`module_only`)."""
@@ -180,7 +200,14 @@ class LineFlow:
         dynamic = self._rebound_anywhere is None
         stores = None if dynamic else (lambda name: self._name_stores.get(name, 0))
         module_names = self._names[0] if self._names else None
-        return ModuleConstants(self._tree, self._plain_classes, stores, module_names)
+        tree, sites = self._tree, self.call_sites
+
+        def kept(name: str, value: object) -> bool:
+            if tree is None:
+                return False
+            return only_read_everywhere(tree, name, value, sites.builtins_kept, sites.functions)
+
+        return ModuleConstants(self._tree, self._plain_classes, stores, module_names, kept)
 
     @functools.cached_property
     def receivers(self) -> dict[int, Receiver]:
@@ -191,6 +218,16 @@ class LineFlow:
     def copies(self) -> dict[int, dict[str, Copied]]:
         """The lines that only copy values into variables (:mod:`.handed_back`)."""
         return copies(self._tree) if self._tree is not None else {}
+
+    @functools.cached_property
+    def returns(self) -> dict[int, Copied]:
+        """The lines that only return a variable's value or a literal (:mod:`.handed_back`)."""
+        return returns(self._tree) if self._tree is not None else {}
+
+    @functools.cached_property
+    def made_generators(self) -> dict[int, dict[str, Copied]]:
+        """The lines that only make a generator of the code (:mod:`.handed_back`)."""
+        return made_generators(self._tree) if self._tree is not None else {}
 
     @functools.cached_property
     def appends(self) -> dict[int, Appended]:
@@ -205,9 +242,12 @@ class LineFlow:
 
     @functools.cached_property
     def passed(self) -> PassedArguments:
-        """The literals calls pass to the code's plain functions (:mod:`.passed_arguments`)."""
-        sites = self.call_sites
-        return PassedArguments(sites.functions, sites.sites, sites.builtins_kept)
+        """The literals calls pass to the code's plain functions, written out or by the name
+        of a module constant no code binds again (:mod:`.passed_arguments`)."""
+        sites, tree = self.call_sites, self._tree
+        literals = self.module_constants.literals
+        constants = {n: v for n, v in literals.items() if tree and bound_once(tree, n)}
+        return PassedArguments(sites.functions, sites.sites, sites.builtins_kept, constants)
 
     def passed_by_call_text(self, lines: list[str], entry: str | None) -> dict[str, dict[str, str]]:
         """The parameter values a call state shows whatever call made it, by its source text
@@ -289,6 +329,55 @@ class LineFlow:
         lines = list(lines)
         found = self._bound_names(lines, self._on_line, 0)
         return found if self._on_line and lines else None
+
+    def defined_at(self, lines: Iterable[int]) -> dict[str, str]:
+        """The variables only ``def`` or ``lambda`` statements bind in the frame of the one
+        function whose code alone runs on ``lines``, with the text of the function each holds
+        (``<function outer.<locals>.inner>``): wherever the frame shows one, it shows that.
+        Empty where other code shares the lines, or the code reaches frames or binds names
+        dynamically."""
+        units = set().union(*(self._on_line.get(n, set()) for n in lines))
+        if len(units) != 1 or self._dynamic or self._rebound_anywhere is None:
+            return {}
+        (unit,) = units
+        return self._defined[unit]
+
+    def stored_before(self, lines: Iterable[int]) -> frozenset[str] | None:
+        """Variables the frame of the one function whose code alone runs on ``lines`` may
+        have stored itself (or an inner function, or a ``del``) by the time one of them fires
+        its line event; a parameter not among them still holds what the call passed. None:
+        not one function's code, or code that reaches frames."""
+        lines = list(lines)
+        units = set().union(*(self._on_line.get(n, set()) for n in lines))
+        if len(units) != 1 or self._rebound_anywhere is None:
+            return None
+        (unit,) = units
+        paths = self._paths[unit]
+        if unit not in self._functions or paths is None:
+            return None
+        stored = paths.stored_at
+        return self._spoiled.union(*(stored.get(n, frozenset()) for n in lines))
+
+    def names_first_at(self, lines: Iterable[int]) -> frozenset[str] | None:
+        """Variables a frame can show at the run's first line event on one of ``lines``: as
+        :meth:`names_at`, but only bound on paths that have not run the line before (a
+        breakpoint on a loop's ``for`` line, first hit, cannot show its loop variable). That
+        event is not one of a code object made on the line itself (a lambda's, a
+        comprehension's), since the code making it fires the line first (None: not known)."""
+        lines = list(lines)
+        if not self._on_line or not lines:
+            return None
+        found: set[str] = set()
+        for line in lines:
+            for unit in self._on_line.get(line, ()):
+                if self._made_on.get(unit) == line:
+                    continue
+                paths = self._paths[unit] if self._bound[unit] is not None else None
+                names = self._names[unit] if paths is None else paths.first_at(line)
+                if names is None:
+                    return None
+                found |= names
+        return frozenset(found)
 
     def names_starting(self, call_line: int) -> frozenset[str] | None:
         """Variables a frame whose call event shows ``call_line`` can show (None: not known)."""
@@ -516,9 +605,13 @@ class LineFlow:
     ) -> None:
         instructions = list(bytecode)
         optimized = bool(unit.co_flags & inspect.CO_OPTIMIZED)
+        spoiled = nonlocal_stores | unbindable
+        named = optimized and not self._renaming
+        self._defined.append(_defined_functions(instructions, spoiled) if named else {})
         self._bound.append(({}, {}) if optimized else None)
         self._surely.append(({}, {}) if optimized else None)
         if not instructions:
+            self._paths.append(None)
             return
         at = {ins.offset: k for k, ins in enumerate(instructions)}
         lines = [(ins.positions.lineno if ins.positions else None) or None for ins in instructions]
@@ -546,8 +639,15 @@ class LineFlow:
         for k, n in enumerate(lines):
             if n is not None and k > resumes[0]:
                 on_line.setdefault(n, []).append(k)
-        bound = _bound_before(unit, instructions, ways, nonlocal_stores) if optimized else None
-        if bound is not None:
+        self._paths.append(None)
+        bound = None
+        if optimized:
+            names = unit.co_varnames + unit.co_cellvars + unit.co_freevars
+            start = _arguments(unit) + unit.co_freevars
+            start += tuple(n for n in unit.co_cellvars if n in nonlocal_stores)
+            paths = _Paths(instructions, lines, ways, resumes[0], names, start, _FAST_STORES)
+            self._paths[index] = paths
+            bound = paths.bound()
             self._bound[index] = (_bound_at_line_events(bound, lines, ways, resumes[0]), {})
         surely = None
         if optimized:
@@ -610,8 +710,11 @@ class LineFlow:
         known = self._names[0] or frozenset()
         names = tuple(i.argval for i in instructions if i.opname.startswith(_NAME_BINDING))
         names = tuple(n for n in (*names, *sorted(globally)) if n in known)
-        bound = _bound_maybe(instructions, ways, names, globally, _NAME_STORES)
-        self._bound[0] = (_bound_at_line_events(bound, lines, ways, entry), {})
+        start = tuple(sorted(globally))
+        paths = self._paths[0] = _Paths(
+            instructions, lines, ways, entry, names, start, _NAME_STORES
+        )
+        self._bound[0] = (_bound_at_line_events(paths.bound(), lines, ways, entry), {})
 
     def _note_closures(
         self,
@@ -682,20 +785,56 @@ def _reached(
     return found
 
 
-def _bound_before(
-    unit: CodeType,
-    instructions: list[dis.Instruction],
-    ways: list[list[int]],
-    nonlocal_stores: set[str],
-) -> list[tuple[frozenset[str], frozenset[str]] | None]:
-    """For each instruction of a function's code, the variables that can be bound before and
-    after it runs (None: it never runs): the arguments and free variables from the start, a
-    cell that an inner function assigns (``nonlocal``) at any time, and each variable a store
-    on some path binds (:func:`_bound_maybe`)."""
-    names = unit.co_varnames + unit.co_cellvars + unit.co_freevars
-    start = _arguments(unit) + unit.co_freevars
-    start += tuple(n for n in unit.co_cellvars if n in nonlocal_stores)
-    return _bound_maybe(instructions, ways, names, start, _FAST_STORES)
+@dataclass(frozen=True)
+class _Paths:
+    """One code object's instructions and the ways between them, with what its frame binds:
+    enough to walk its paths for the variables they can bind (:func:`_bound_maybe`). A
+    function's ``names`` are its variables, ``start`` its arguments, free variables and the
+    cells inner functions assign; the module's its names, ``start`` those functions assign as
+    globals (a call may bind them at any time)."""
+
+    instructions: list[dis.Instruction]
+    lines: list[int | None]
+    ways: list[list[int]]
+    entry: int  # the first RESUME, where the frame's call event comes from
+    names: tuple[str, ...]
+    start: tuple[str, ...]
+    stores_by: tuple[str, ...]
+    _first: dict[int, frozenset[str]] = field(default_factory=dict, compare=False)
+
+    def bound(self) -> list[tuple[frozenset[str], frozenset[str]] | None]:
+        """Before and after each instruction, the variables some path to it binds."""
+        return _bound_maybe(self.instructions, self.ways, self.names, self.start, self.stores_by)
+
+    @functools.cached_property
+    def stored_at(self) -> dict[int, frozenset[str]]:
+        """For each line, the variables some path from the frame's start stores before the
+        line fires its event (the arguments as such not counted: only the code's own
+        stores)."""
+        stored = _bound_maybe(self.instructions, self.ways, self.names, (), self.stores_by)
+        return _bound_at_line_events(stored, self.lines, self.ways, self.entry)
+
+    def first_at(self, line: int) -> frozenset[str]:
+        """The variables that can be bound when ``line`` fires its first line event in a
+        frame: those bound on paths from the frame's start that run no instruction of the
+        line before (the first instruction of it a path runs fires the event, see
+        :func:`_reached`), so a loop body's later bindings are left out."""
+        cached = self._first.get(line)
+        if cached is not None:
+            return cached
+        on_line = frozenset(k for k, n in enumerate(self.lines) if n == line and k > self.entry)
+        bound = _bound_maybe(
+            self.instructions, self.ways, self.names, self.start, self.stores_by, on_line
+        )
+        found: set[str] = set()
+        for k, onward in enumerate(self.ways):
+            states = bound[k]
+            if states is None or k in on_line:
+                continue
+            if any(j in on_line for j in onward):
+                found |= states[1]
+        first = self._first[line] = frozenset(found)
+        return first
 
 
 def _bound_maybe(
@@ -704,11 +843,13 @@ def _bound_maybe(
     names: tuple[str, ...],
     start: Iterable[str],
     stores_by: tuple[str, ...],
+    stop: frozenset[int] = frozenset(),
 ) -> list[tuple[frozenset[str], frozenset[str]] | None]:
     """For each instruction of one code object, which of ``names`` can be bound before and
     after it runs (None: it never runs): ``start`` from the frame's start, and each name an
     instruction of ``stores_by`` (by name prefix) stores on some path to it. Deletions are
-    ignored, so the sets only ever grow too large."""
+    ignored, so the sets only ever grow too large. Paths end at the instructions ``stop``
+    lists (they are reached, but not left)."""
     names = tuple(dict.fromkeys(names))
     bit = {name: 1 << i for i, name in enumerate(names)}
     stores = [0] * len(instructions)
@@ -721,6 +862,8 @@ def _bound_maybe(
     todo = [0]
     while todo:
         k = todo.pop()
+        if k in stop:
+            continue
         out = masks[k] | stores[k]  # type: ignore[operator]
         for j in ways[k]:
             before = masks[j]
@@ -901,6 +1044,61 @@ def _stored_from_inner_functions(units: list[tuple[CodeType, dis.Bytecode]]) -> 
         for ins in bytecode
         if ins.opname.startswith("STORE_DEREF") and ins.argval in unit.co_freevars
     }
+
+
+def _defined_functions(instructions: list[dis.Instruction], spoiled: set[str]) -> dict[str, str]:
+    """The variables of a function's frame whose every binding there stores a function just
+    made from a code object of the code (an undecorated ``def``, or ``NAME = lambda ...``),
+    all with one qualified name, with the text the tracer writes for it: ``<function
+    QUALNAME>``. Left out: names bound any other way (a decorator's result, an assignment, a
+    loop, ``del``) and names in ``spoiled`` (an inner function may rebind or delete them)."""
+    texts: dict[str, set[str]] = {}
+    for k, ins in enumerate(instructions):
+        if not ins.opname.startswith(_REBINDING) or not isinstance(ins.argval, str):
+            continue
+        made = k >= 2 and instructions[k - 1].opname == "MAKE_FUNCTION"
+        code = instructions[k - 2].argval if made else None
+        storing = ins.opname in ("STORE_FAST", "STORE_DEREF")
+        text = f"<function {code.co_qualname}>" if storing and isinstance(code, CodeType) else ""
+        texts.setdefault(ins.argval, set()).add(text)
+    return {
+        name: next(iter(found))
+        for name, found in texts.items()
+        if len(found) == 1
+        and "" not in found
+        and name not in spoiled
+        and not (name.startswith("__") and name.endswith("__"))  # the tracer hides dunders
+    }
+
+
+# What can give a function another name than its code's: ``functools.wraps`` and
+# ``update_wrapper`` copy the wrapped function's.
+_RENAMING = frozenset({"wraps", "update_wrapper"})
+
+
+def _renames_functions(units: list[tuple[CodeType, dis.Bytecode]]) -> bool:
+    """Whether some code may change a function's qualified name (:data:`_RENAMING`, or an
+    assignment to a ``__qualname__`` attribute), so the tracer's text of a function made by a
+    ``def`` may not be its code's."""
+    return any(
+        _RENAMING & set(unit.co_names)
+        or any(i.opname == "STORE_ATTR" and i.argval == "__qualname__" for i in bytecode)
+        for unit, bytecode in units
+    )
+
+
+def _made_on(units: list[tuple[CodeType, dis.Bytecode]]) -> dict[int, int]:
+    """For each code object (by its index in ``units``) that another one's instructions make
+    (a function, lambda, comprehension or class body), the line of the instruction that loads
+    it: the maker's frame fires that line before the made code can run."""
+    index = {id(unit): k for k, (unit, _) in enumerate(units)}
+    made: dict[int, int] = {}
+    for _, bytecode in units:
+        for ins in bytecode:
+            line = ins.positions.lineno if ins.positions else None
+            if ins.opname == "LOAD_CONST" and isinstance(ins.argval, CodeType) and line:
+                made[index.get(id(ins.argval), -1)] = line
+    return made
 
 
 @functools.lru_cache(maxsize=4096)
@@ -1095,7 +1293,19 @@ def expect(
         ended = dict.fromkeys((StateKind.EXIT_NORMAL, StateKind.EXIT_ERROR), frozenset[str]())
         forward = replace(forward, lines={**forward.lines, **ended})
     forward = _in_the_module(flow, source, forward)
+    forward = _defined_in_the_frame(flow, source, forward)
     return _kept_by_the_function(flow, source, forward, entry_text(states))
+
+
+def _defined_in_the_frame(flow: LineFlow, source: SourceMap, expected: Expected) -> Expected:
+    """``expected`` with the functions a frame's own ``def`` and ``lambda`` statements bind
+    fixed (:meth:`LineFlow.defined_at`), where every line a line state may show is of that
+    one function's code."""
+    texts = expected.lines.get(StateKind.LINE)
+    if not texts:
+        return expected
+    defined = flow.defined_at(n for text in texts for n in source.by_text.get(text, []))
+    return replace(expected, fixed={**defined, **expected.fixed}) if defined else expected
 
 
 def entry_text(states: tuple[State, ...]) -> str | None:
@@ -1103,6 +1313,32 @@ def entry_text(states: tuple[State, ...]) -> str | None:
     from outside the code (None: the history does not start with a call)."""
     first = states[0]
     return first.src if first.kind is StateKind.CALL and first.src is not None else None
+
+
+def first_hit(
+    flow: LineFlow,
+    states: tuple[State, ...],
+    actions: tuple[Action, ...],
+    target: str,
+    targets: list[int],
+) -> bool:
+    """Whether a breakpoint jump to ``target`` (the source text of ``targets``) lands on the
+    run's first line event on it (:meth:`LineFlow.names_first_at`). The history must start
+    at the run's first event (a call) and show no state on the target, and none of its
+    actions may have skipped an event there: a step back, a jump to another line, or, unless
+    the module's own code runs on every target line, a step over (its callees' events) or
+    out (the frame's rest). A step over or out skips no event of the module's frame, and the
+    other code on its lines is made there, after the module's frame has fired them."""
+    if states[0].kind is not StateKind.CALL or any(s.src == target for s in states):
+        return False
+    skipping = (ActionKind.STEP_OVER, ActionKind.STEP_RETURN)
+    in_module = all(flow.module_runs(n) for n in targets)
+    for taken in actions:
+        if taken.kind is ActionKind.BREAKPOINT and taken.target == target:
+            continue
+        if taken.kind is not ActionKind.STEP_INTO and not (taken.kind in skipping and in_module):
+            return False
+    return True
 
 
 def _passed(
@@ -1139,7 +1375,8 @@ def kept_parameters(
     """The parameters a plain function's frame keeps as every call passes them
     (:meth:`.passed_arguments.PassedArguments.kept`), where every line a line state may show
     is one of that function's own frame, and the function is not the run's entry (``entry``:
-    the source text of the run's first event; None: not known, then none)."""
+    the source text of the run's first event; None: not known, then none); and those it
+    rebinds, but only after those lines (:meth:`LineFlow.stored_before`)."""
     texts = expected.lines.get(StateKind.LINE)
     if not texts or entry is None:
         return {}
@@ -1147,7 +1384,12 @@ def kept_parameters(
     function = flow.call_sites.function_at(numbers)
     if function is None or source.lines[function - 1] == entry:
         return {}
-    return flow.passed.kept(function)
+    kept = flow.passed.kept(function)
+    stored = flow.stored_before(numbers)  # a parameter the frame rebinds only later
+    if stored is not None:
+        readable = flow.passed.readable(function).items()
+        kept |= {name: text for name, text in readable if name not in stored}
+    return kept
 
 
 def _top_frame_returned(
@@ -1211,7 +1453,8 @@ def _expect_forward(
     last = states[-1]
     if action.kind is ActionKind.BREAKPOINT and action.target is not None:
         targets = [n for n, text in enumerate(source.lines, start=1) if text == action.target]
-        names = flow.names_at(targets)
+        first = first_hit(flow, states, actions, action.target, targets)
+        names = flow.names_first_at(targets) if first else flow.names_at(targets)
         return Expected(
             dict.fromkeys(_SHOWN_AT, frozenset({action.target})),
             diff=False,
@@ -1311,6 +1554,11 @@ def _expect_forward(
     else:
         names |= had
     fixed = _copied(flow, here, before) if last.kind is StateKind.LINE else {}
+    returned = _returned(flow, here, before) if last.kind is StateKind.LINE else None
+    if returned is not None:  # ``return total``: the frame returns it there, nothing else
+        nothing = frozenset[str]()
+        lines = {StateKind.CALL: nothing, StateKind.LINE: nothing, StateKind.EXCEPTION: nothing}
+        lines[StateKind.RETURN] = _texts(source, here)
     return Expected(
         lines,
         diff=True,
@@ -1320,7 +1568,16 @@ def _expect_forward(
         before=before,
         fixed=fixed,
         required=_changed(fixed, before, names),
+        returned=returned,
     )
+
+
+def _returned(flow: LineFlow, here: list[int], before: Mapping[str, str | None]) -> str | None:
+    """The value a step from a line that only returns a variable or a literal (``return
+    total``, every line of ``here`` alike) returns: the variable's in ``before`` where it is
+    shown whole, or the literal's text (None: not such a line, or not known)."""
+    copied = _alike(flow.returns, here)
+    return None if copied is None else _value_of(copied, before)
 
 
 def _changed(
@@ -1340,11 +1597,16 @@ def _changed(
 
 
 def _copied(flow: LineFlow, here: list[int], before: Mapping[str, str | None]) -> dict[str, str]:
-    """The values a step from a line that only copies (``x = y``, ``total = 0``) or appends
-    (``out.append(x)``), every line of ``here`` alike, gives its targets: the source's value
-    (:func:`_value_of`), or for an append, the list's text in ``before`` with it added."""
+    """The values a step from a line that only copies (``x = y``, ``total = 0``), makes a
+    generator (``g = count_up(3)``) or appends (``out.append(x)``), every line of ``here``
+    alike, gives its targets: the source's value (:func:`_value_of`), the generator's text,
+    or for an append, the list's text in ``before`` with it added."""
     fixed: dict[str, str] = {}
-    for target, copied in (_alike(flow.copies, here) or {}).items():
+    copied_here = {
+        **(_alike(flow.copies, here) or {}),
+        **(_alike(flow.made_generators, here) or {}),
+    }
+    for target, copied in copied_here.items():
         value = _value_of(copied, before)
         if value is not None:
             fixed[target] = value

@@ -30,6 +30,8 @@ import ast
 from collections import Counter
 from dataclasses import dataclass
 
+from neural_debugger.model_backend.bindings import bindings
+from neural_debugger.protocol.source_map import yields
 from neural_debugger.tracer.values import CUT_MARKER, MAX_VALUE_CHARS, render_value
 
 _LISTS = frozenset({"list", "UserList"})  # bases whose subclasses' texts read as lists
@@ -162,6 +164,82 @@ def appended_text(items: str, value: str) -> str | None:
         return None
     text = f"[{value}]" if items == "[]" else f"{items[:-1]}, {value}]"
     return text if len(text) <= MAX_VALUE_CHARS else None
+
+
+def returns(tree: ast.Module) -> dict[int, Copied]:
+    """The lines of ``tree`` that only return a variable's value or a literal (``return
+    total``, ``return -1``, alone on their line): a step from one shows the frame's return
+    on that line, whose value is the variable's, as the state before showed it, or the
+    literal's text. Left out: a function that yields (its return is the generator's end) or
+    is ``async``, and a ``return`` inside a ``with`` block or a ``try`` with a ``finally``,
+    where ``__exit__`` or the ``finally`` block runs before the return."""
+    guarded: set[int] = set()  # statements a with block or a try's finally wraps
+    for node in ast.walk(tree):
+        if isinstance(node, ast.With | ast.AsyncWith):
+            parts = [node.body]
+        elif isinstance(node, ast.Try | ast.TryStar) and node.finalbody:
+            parts = [node.body, node.orelse, *(handler.body for handler in node.handlers)]
+        else:
+            continue
+        guarded |= {id(n) for part in parts for statement in part for n in ast.walk(statement)}
+    functions = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)]
+    alone = {id(node) for node in alone_on_their_lines(tree)}
+    found: dict[int, Copied] = {}
+    for function in functions:
+        if yields(function):
+            continue
+        for node in _own_statements(function):
+            if not isinstance(node, ast.Return) or id(node) not in alone or id(node) in guarded:
+                continue
+            value = node.value
+            copied = _source(value) if value is not None else Copied(text=render_value(None))
+            if copied is not None:
+                found[node.lineno] = copied
+    return found
+
+
+def _own_statements(function: ast.FunctionDef) -> list[ast.stmt]:
+    """The statements of ``function``'s own frame (not those of functions or classes in it)."""
+    found: list[ast.stmt] = []
+    todo: list[ast.AST] = list(function.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.stmt):
+            found.append(node)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def made_generators(tree: ast.Module) -> dict[int, dict[str, Copied]]:
+    """The lines that only make a generator (``numbers = count_up(n)``, alone on their line):
+    a call, by name, of a generator function the module defines with one undecorated
+    top-level ``def`` that nothing else binds, given variables and literals only. The call
+    runs none of the function's code, and its target then holds ``<generator object NAME>``,
+    as the tracer writes it."""
+    generators = {
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        and not node.decorator_list
+        and yields(node)
+        and bindings(tree, node.name) == 1
+    }
+    found: dict[int, dict[str, Copied]] = {}
+    for node in alone_on_their_lines(tree):
+        pairs = _assigned_pairs(node)
+        if len(pairs) != 1 or not isinstance(pairs[0][0], ast.Name):
+            continue
+        target, call = pairs[0][0].id, pairs[0][1]
+        if _dunder(target) or not isinstance(call, ast.Call):
+            continue
+        made = call.func.id if isinstance(call.func, ast.Name) else None
+        given = [*call.args, *(keyword.value for keyword in call.keywords)]
+        plain = all(not isinstance(a, ast.Starred) and _source(a) is not None for a in given)
+        if made in generators and plain and all(k.arg for k in call.keywords):
+            found[node.lineno] = {target: Copied(text=f"<generator object {made}>")}
+    return found
 
 
 def _assigned_pairs(node: ast.stmt) -> list[tuple[ast.expr, ast.expr]]:

@@ -11,7 +11,11 @@ A name is a constant when, reading the code (never running it):
 
 * one top-level statement binds it, unconditionally (a direct child of the module, not inside
   ``if``/``for``/``try``/``with``): ``NAME = literal`` (numbers, strings, bytes, booleans,
-  ``None``, tuples of them), an undecorated ``def NAME``, or an undecorated ``class NAME``
+  ``None``, tuples of them; lists and dicts of them too where the run never changes them:
+  no code binds the name again anywhere and every use of it only reads it, handing it to a
+  plain function of the code only where that function only reads the parameter,
+  :func:`.passed_arguments.only_read_everywhere`), an undecorated ``def NAME``, or an
+  undecorated ``class NAME``
   without keywords whose bases are ``object``, builtin exceptions or constant classes of the
   module (no metaclass to change how the class is written);
 * no other instruction of the module binds or deletes it, and no function declares it
@@ -98,14 +102,17 @@ class ModuleConstants:
         plain: frozenset[int],
         stores: Callable[[str], int] | None,
         module_names: frozenset[str] | None,
+        kept: Callable[[str, object], bool] | None = None,
     ) -> None:
         """``tree``: the code's syntax tree (None: it does not compile, nothing is constant);
         ``plain``: its classes ``type`` makes (:func:`plain_classes`). ``stores(name)``: how
         many instructions of the module's own code bind or delete ``name``, or -1 where other
         code can (``global`` in a function); None: code reaches frames or globals dynamically,
         so no name is constant. ``module_names``: every name the module's frame can show
-        (None: any)."""
+        (None: any). ``kept(name, value)``: whether the run keeps a list or dict literal the
+        name is bound to unchanged (None: no such name is constant)."""
         self.values: dict[str, str] = {}
+        self.literals: dict[str, object] = {}  # the names bound to literals, by their values
         self._bound_by: dict[str, int] = {}  # name -> index of its top-level statement
         self._spans: list[tuple[int, int]] = []  # each top-level statement's first, last line
         self._complete = module_names is not None and len(module_names) <= MAX_VARIABLES
@@ -115,34 +122,43 @@ class ModuleConstants:
         if stores is None:
             return
         for index, statement in enumerate(tree.body):
-            found = self._constant(statement, plain)
+            found = self._constant(statement, plain, kept)
             if found is None:
                 continue
-            name, value = found
+            name, text, literal = found
             if name.startswith("__") and name.endswith("__"):
                 continue  # the tracer hides dunder names
             if stores(name) != 1:
                 continue
-            self.values[name] = value
+            self.values[name] = text
             self._bound_by[name] = index
+            if isinstance(statement, ast.Assign | ast.AnnAssign):
+                self.literals[name] = literal
 
     @staticmethod
-    def _constant(statement: ast.stmt, plain: frozenset[int]) -> tuple[str, str] | None:
-        """The name a top-level statement binds to a value the code fixes, and that value."""
+    def _constant(
+        statement: ast.stmt, plain: frozenset[int], kept: Callable[[str, object], bool] | None
+    ) -> tuple[str, str, object] | None:
+        """The name a top-level statement binds to a value the code fixes, that value's text,
+        and the value (a literal's; None for a function or a class)."""
         if isinstance(statement, ast.Assign | ast.AnnAssign):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             if len(targets) != 1 or not isinstance(targets[0], ast.Name) or not statement.value:
                 return None
+            name = targets[0].id
             ok, value = fixed_literal(statement.value)
-            return (targets[0].id, render_value(value)) if ok else None
+            if not ok and kept is not None:  # a list or dict the run only reads
+                ok, value = fixed_literal(statement.value, mutable=True)
+                ok = ok and kept(name, value)
+            return (name, render_value(value), value) if ok else None
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
             if statement.decorator_list:
                 return None
-            return statement.name, f"<function {statement.name}>"
+            return statement.name, f"<function {statement.name}>", None
         if isinstance(statement, ast.ClassDef):
             if statement.decorator_list or first_line(statement) not in plain:
                 return None
-            return statement.name, f"<class '{statement.name}'>"
+            return statement.name, f"<class '{statement.name}'>", None
         return None
 
     def statement_of(self, line: int) -> int | None:

@@ -23,15 +23,17 @@ arguments, a missing one) fixes none. Values read as the tracer's renderer write
   passes the same one and the frame keeps it (:meth:`kept`): no code of the function (nested
   functions and comprehensions included) binds or deletes the name, and, for a value holding
   lists or dicts (a new object at each call, which only the frame holds), every use of the
-  name only reads it (:func:`_only_read`).
+  name only reads it (:class:`_Reading`).
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from neural_debugger.model_backend.bindings import bound_once
 from neural_debugger.model_backend.call_sites import bound_names, own_nodes
 from neural_debugger.model_backend.module_constants import fixed_literal
 from neural_debugger.tracer.values import CUT_MARKER, render_value
@@ -73,29 +75,36 @@ class PassedArguments:
         functions: Mapping[int, ast.FunctionDef] | None = None,
         sites: Mapping[int, Iterable[tuple[ast.Call, frozenset[int], ast.stmt]]] | None = None,
         builtins_kept: frozenset[str] = frozenset(),
+        constants: Mapping[str, object] | None = None,
     ) -> None:
         """``functions``: the plain functions by def line; ``sites``: each one's calls, with
         the lines a frame making the call stands on and the statement holding it;
         ``builtins_kept``: builtins' names the code never binds (so a call by one is the
-        builtin's)."""
+        builtin's); ``constants``: the module's names bound once in the code to a literal the
+        run never changes (:mod:`.module_constants`), by their values: an argument naming
+        one passes that literal."""
         self._calls: dict[int, list[_Call]] = {}
         self._on_line: dict[int, list[tuple[int, _Call]]] = {}  # a line -> the calls made there
         self._kept: dict[int, dict[str, str]] = {}
+        self._readable: dict[int, dict[str, str]] = {}
         for line, function in (functions or {}).items():
             calls = self._calls[line] = []
             for call, on, statement in (sites or {}).get(line, ()):
                 given = _bind(function.args, call)
-                values = _literals(given)
+                values = _literals(given, constants or {})
                 names = _names(given) if _quiet(statement, call) else {}
                 calls.append(_Call(on, values, {k: v for k, v in names.items() if k not in values}))
                 for number in on:
                     self._on_line.setdefault(number, []).append((line, calls[-1]))
             every = _agreed(c.values for c in calls)
             bound = {name for statement in function.body for name in bound_names(statement)}
-            self._kept[line] = {
+            self._readable[line] = {
                 name: text
                 for name, (text, depth) in every.items()
-                if name not in bound and _only_read_in(function, name, depth, builtins_kept)
+                if _only_read_in(function, name, depth, builtins_kept)
+            }
+            self._kept[line] = {
+                name: text for name, text in self._readable[line].items() if name not in bound
             }
 
     def at_call(
@@ -135,6 +144,11 @@ class PassedArguments:
         """The parameters a frame of the function shows with one value at every line: every
         call passes it, and the function neither rebinds nor changes it."""
         return dict(self._kept.get(function, {}))
+
+    def readable(self, function: int) -> dict[str, str]:
+        """The parameters every call passes alike whose object the function never changes
+        (an immutable one may be rebound: the frame shows the value until it is)."""
+        return dict(self._readable.get(function, {}))
 
 
 def _agreed(
@@ -185,12 +199,18 @@ def _bind(parameters: ast.arguments, call: ast.Call) -> dict[str, tuple[ast.expr
     return given
 
 
-def _literals(given: Mapping[str, tuple[ast.expr, bool]]) -> dict[str, tuple[str, int]]:
-    """The parameters bound to literals (a default only if immutable), with their values'
-    texts and depths (see :func:`_depth`); not those the tracer would cut."""
+def _literals(
+    given: Mapping[str, tuple[ast.expr, bool]], constants: Mapping[str, object]
+) -> dict[str, tuple[str, int]]:
+    """The parameters bound to literals (a default only if immutable), or to names of the
+    module's ``constants``, with their values' texts and depths (see :func:`_depth`); not
+    those the tracer would cut."""
     values: dict[str, tuple[str, int]] = {}
     for name, (node, default) in given.items():
-        ok, value = fixed_literal(node, mutable=not default)
+        if isinstance(node, ast.Name) and node.id in constants:
+            ok, value = True, constants[node.id]
+        else:
+            ok, value = fixed_literal(node, mutable=not default)
         text = render_value(value) if ok else CUT_MARKER
         if not text.endswith(CUT_MARKER):
             values[name] = (text, _depth(value))
@@ -241,59 +261,117 @@ def _depth(value: object) -> int:
     return 0
 
 
+def only_read_everywhere(
+    tree: ast.Module,
+    name: str,
+    value: object,
+    builtins_kept: frozenset[str],
+    functions: Mapping[int, ast.FunctionDef],
+) -> bool:
+    """Whether the module's ``name``, bound to ``value`` (a literal) by one statement, keeps
+    it for the whole run: no other code binds the name anywhere (no assignment, parameter,
+    import, ``except ... as``, ``global`` or definition of it), so every use of the name is
+    the module's, and every use only reads it (:class:`_Reading`), giving it to a plain
+    function of the code (``functions``, by def line) included where that function only
+    reads the parameter. Returning it does not read it: a caller may change what it gets."""
+    if not bound_once(tree, name):
+        return False
+    by_name = Counter(function.name for function in functions.values())
+    plain = {f.name: f for f in functions.values() if by_name[f.name] == 1}
+
+    def reads(call: ast.Call, node: ast.AST, depth: int) -> bool:
+        """Whether ``call``, a plain function's, only reads ``node``, one of its arguments."""
+        function = plain.get(call.func.id) if isinstance(call.func, ast.Name) else None
+        if function is None:
+            return False
+        given = [p for p, (arg, default) in _bind(function.args, call).items() if arg is node]
+        bound = {n for statement in function.body for n in bound_names(statement)}
+        reading = _Reading(_parents(function.body), builtins_kept, returned=False)
+        return (
+            len(given) == 1 and given[0] not in bound and reading.within(function, given[0], depth)
+        )
+
+    reading = _Reading(_parents([tree]), builtins_kept, returned=False, reads=reads)
+    depth = _depth(value)
+    return all(
+        reading.only(node, depth)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
+    )
+
+
+def _parents(roots: Iterable[ast.AST]) -> dict[int, ast.AST]:
+    """Each node under ``roots`` (by id) -> the node holding it."""
+    return {
+        id(child): node
+        for root in roots
+        for node in ast.walk(root)
+        for child in ast.iter_child_nodes(node)
+    }
+
+
 def _only_read_in(
     function: ast.FunctionDef, name: str, depth: int, builtins_kept: frozenset[str]
 ) -> bool:
     """Whether every use of ``name`` in ``function``'s body only reads its value, whose lists
-    and dicts reach ``depth`` levels down (:func:`_only_read`)."""
-    if depth == 0:
-        return True
-    parents = {
-        id(child): node
-        for statement in function.body
-        for node in ast.walk(statement)
-        for child in ast.iter_child_nodes(node)
-    }
-    return all(
-        _only_read(node, depth, parents, builtins_kept)
-        for statement in function.body
-        for node in ast.walk(statement)
-        if isinstance(node, ast.Name) and node.id == name
-    )
+    and dicts reach ``depth`` levels down (:class:`_Reading`)."""
+    return _Reading(_parents(function.body), builtins_kept).within(function, name, depth)
 
 
-def _only_read(
-    node: ast.AST, depth: int, parents: Mapping[int, ast.AST], builtins_kept: frozenset[str]
-) -> bool:
-    """Whether the object ``node`` evaluates to, whose lists and dicts reach ``depth`` levels
-    down, is only read where ``node`` stands: subscripted (a level down) and read, iterated,
-    compared, formatted, given to a builtin that reads it or to a reading method, returned.
-    Anything else (a store, a method that may change it, another function, an alias) may
-    change it. Where its items cannot change (``depth`` 1), what holds only its items is
-    fine; at ``depth`` 0 anything is."""
-    if depth <= 0:
-        return True
-    parent = parents.get(id(node))
-    if isinstance(parent, ast.Subscript) and parent.value is node:
-        if not isinstance(parent.ctx, ast.Load):
-            return False
-        if isinstance(parent.slice, ast.Slice):  # a new sequence of the same items
-            return depth <= 1 or _only_read(parent, depth, parents, builtins_kept)
-        return _only_read(parent, depth - 1, parents, builtins_kept)
-    if isinstance(parent, ast.Compare | ast.UnaryOp | ast.FormattedValue | ast.Return | ast.Expr):
-        return True
-    if isinstance(parent, ast.BinOp):  # ``+``, ``*``, ``|``: a new object of the same items
-        return depth <= 1 or _only_read(parent, depth, parents, builtins_kept)
-    if isinstance(parent, ast.For | ast.comprehension) and parent.iter is node:
-        return depth <= 1
-    if isinstance(parent, ast.Call) and any(arg is node for arg in parent.args):
-        callee = parent.func
-        if isinstance(callee, ast.Name) and callee.id in builtins_kept:
-            return callee.id in _READING or (callee.id in _ITEMS_OUT and depth <= 1)
-        # a method of a string literal (``", ".join(parts)``, ``"{}".format(d)``)
-        return isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Constant)
-    if isinstance(parent, ast.Attribute) and parent.value is node:
-        call = parents.get(id(parent))
-        called = isinstance(call, ast.Call) and call.func is parent
-        return called and parent.attr in _READING_METHODS and depth <= 1
-    return False
+@dataclass(frozen=True)
+class _Reading:
+    """Whether code only reads an object (see :meth:`only`)."""
+
+    parents: Mapping[int, ast.AST]  # each node (by id) -> the node holding it
+    builtins_kept: frozenset[str]  # builtins' names the code never binds
+    returned: bool = True  # returning it reads it (a frame that keeps it ends there)
+    # whether a call of the code only reads one of its arguments, a level of lists and dicts
+    # reaching this deep (None: no call of the code does)
+    reads: Callable[[ast.Call, ast.AST, int], bool] | None = None
+
+    def within(self, function: ast.FunctionDef, name: str, depth: int) -> bool:
+        """Whether every use of ``name`` in ``function``'s body only reads its value."""
+        return depth == 0 or all(
+            self.only(node, depth)
+            for statement in function.body
+            for node in ast.walk(statement)
+            if isinstance(node, ast.Name) and node.id == name
+        )
+
+    def only(self, node: ast.AST, depth: int) -> bool:
+        """Whether the object ``node`` evaluates to, whose lists and dicts reach ``depth``
+        levels down, is only read where ``node`` stands: subscripted (a level down) and read,
+        iterated, compared, formatted, given to a builtin that reads it or to a reading
+        method, returned (where :attr:`returned`). Anything else (a store, a method that may
+        change it, another function, an alias) may change it. Where its items cannot change
+        (``depth`` 1), what holds only its items is fine; at ``depth`` 0 anything is."""
+        if depth <= 0:
+            return True
+        parent = self.parents.get(id(node))
+        if isinstance(parent, ast.Subscript) and parent.value is node:
+            if not isinstance(parent.ctx, ast.Load):
+                return False
+            if isinstance(parent.slice, ast.Slice):  # a new sequence of the same items
+                return depth <= 1 or self.only(parent, depth)
+            return self.only(parent, depth - 1)
+        if isinstance(parent, ast.Return):
+            return self.returned
+        if isinstance(parent, ast.Compare | ast.UnaryOp | ast.FormattedValue | ast.Expr):
+            return True
+        if isinstance(parent, ast.BinOp):  # ``+``, ``*``, ``|``: a new object of the same items
+            return depth <= 1 or self.only(parent, depth)
+        if isinstance(parent, ast.For | ast.comprehension) and parent.iter is node:
+            return depth <= 1
+        if isinstance(parent, ast.Call) and any(arg is node for arg in parent.args):
+            callee = parent.func
+            if isinstance(callee, ast.Name) and callee.id in self.builtins_kept:
+                return callee.id in _READING or (callee.id in _ITEMS_OUT and depth <= 1)
+            if self.reads is not None and self.reads(parent, node, depth):
+                return True
+            # a method of a string literal (``", ".join(parts)``, ``"{}".format(d)``)
+            return isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Constant)
+        if isinstance(parent, ast.Attribute) and parent.value is node:
+            call = self.parents.get(id(parent))
+            called = isinstance(call, ast.Call) and call.func is parent
+            return called and parent.attr in _READING_METHODS and depth <= 1
+        return False

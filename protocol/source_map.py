@@ -113,7 +113,7 @@ def _framed_calls(tree: ast.AST) -> set[tuple[int, str]]:
     return found
 
 
-def _yields(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def yields(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Whether ``function`` itself yields (not a function or class nested in it)."""
     todo: list[ast.AST] = list(function.body)
     while todo:
@@ -148,7 +148,7 @@ class SourceMap:
                 first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
                 end = node.end_lineno or node.lineno
                 self.scopes.append(Scope(first, node.lineno, end, node.name))
-                if not isinstance(node, ast.ClassDef) and _yields(node):
+                if not isinstance(node, ast.ClassDef) and yields(node):
                     self.generators.add(node.lineno)
             elif isinstance(node, ast.For | ast.AsyncFor | ast.While):
                 self.loops.append((node.lineno, node.end_lineno or node.lineno))
@@ -447,7 +447,9 @@ class LineTracker:
             named = callee is not None and self._headed(line) == callee
             if named and callee.header not in self.source.generators:  # type: ignore[union-attr]
                 self._place_caller(callee)
-            self.stack.append(Frame(callee, line))
+            # not on a def line: a comprehension's, a lambda's or a resumed generator's frame
+            headed = line is None or self._headed(line) is not None
+            self.stack.append(Frame(callee, line, headed))
             return line
         scope = self._scope(line)
         for depth in range(len(self.stack) - 1, -1, -1):

@@ -641,3 +641,155 @@ def test_a_step_out_shows_the_frames_own_return() -> None:
         assert not expected.allows(State(kind=StateKind.LINE, src="    out = []", locals={}))
         assert expected.allows(State(kind=StateKind.RETURN, src="    return out", value="[]"))
     assert flow.return_lines([99], called=False) is None  # no code there: not known
+
+
+def test_a_lines_first_hit_shows_only_what_paths_not_yet_through_it_bind() -> None:
+    code = "\n".join(
+        [
+            "def f(words):",  # 1
+            "    total = 0",  # 2
+            "    for w in words:",  # 3
+            "        n = len(w)",  # 4
+            "        if n > 3:",  # 5
+            "            big = w",  # 6
+            "        total += n",  # 7
+            "    return total",  # 8
+            "class Tag:",  # 9
+            "    def __enter__(self):",  # 10
+            "        return 't'",  # 11
+            "    def __exit__(self, *exc):",  # 12
+            "        return False",  # 13
+            "with Tag() as name:",  # 14
+            "    size = len(name)",  # 15
+            "keys = sorted(['b', 'a'], key=lambda k: k)",  # 16
+            "table = {k: k.upper() for k in keys}",  # 17
+        ]
+    )
+    flow = LineFlow(code)
+    everything = {"words", "total", "w", "n", "big"}
+    assert flow.names_at([3]) == flow.names_at([4]) == everything  # the loop comes round
+    assert flow.names_first_at([3]) == {"words", "total"}  # first hit: before the loop
+    assert flow.names_first_at([4]) == {"words", "total", "w"}
+    assert flow.names_first_at([6]) == {"words", "total", "w", "n"}
+    assert flow.names_first_at([7]) == everything
+    # a ``with`` line fires again when its block ends; its first hit is before the block
+    assert flow.names_at([14]) == {"f", "Tag", "name", "size"}
+    assert flow.names_first_at([14]) == {"f", "Tag"}
+    # the module fires a line before the lambda or comprehension it makes there can run
+    assert "k" in flow.names_at([16]) and flow.names_first_at([16]) == {"f", "Tag", "name", "size"}
+    assert ".0" in flow.names_at([17]) and "k" not in flow.names_first_at([17])
+    assert LineFlow("x = 1\nexec('y = 2')\n").names_first_at([2]) is None  # dynamic: any
+
+
+def test_a_breakpoint_jump_narrows_to_the_first_hit_only_when_the_history_shows_it() -> None:
+    code = "\n".join(
+        [
+            "def f(words):",  # 1
+            "    total = 0",  # 2
+            "    for w in words:",  # 3
+            "        total += len(w)",  # 4
+            "    return total",  # 5
+            "for word in ['ab', 'c']:",  # 6
+            "    print(word)",  # 7
+            "f(['ab'])",  # 8
+        ]
+    )
+    flow, source = LineFlow(code), SourceMap(code)
+    start = State(kind=StateKind.CALL, src=source.lines[0], locals={})
+    jump = Action(kind=ActionKind.BREAKPOINT, target=source.lines[2])  # the loop in f
+    assert expect(flow, source, (start,), (), jump).names == {"words", "total"}
+    # once the history has stood on the line, a later hit may come after the loop's body
+    on_it = State(kind=StateKind.LINE, src=source.lines[2], locals={"words": "['ab']"})
+    assert "w" in (expect(flow, source, (start, on_it), (jump,), jump).names or ())
+    # a jump to another line, or a step over (its callees' events), may have skipped a hit
+    other = Action(kind=ActionKind.BREAKPOINT, target=source.lines[7])
+    at_call = State(kind=StateKind.LINE, src=source.lines[7], locals={})
+    assert "w" in (expect(flow, source, (start, at_call), (other,), jump).names or ())
+    step_over = Action(kind=ActionKind.STEP_OVER)
+    assert "w" in (expect(flow, source, (start, at_call), (step_over,), jump).names or ())
+    # ... but no event of the module's own frame: its loop's first hit is still to come
+    loop = Action(kind=ActionKind.BREAKPOINT, target=source.lines[5])
+    first = State(kind=StateKind.LINE, src=source.lines[0], locals={})
+    expected = expect(flow, source, (start, first), (step_over,), loop)
+    assert expected.names == {"f"} and not expected.allows(
+        State(kind=StateKind.LINE, src=source.lines[5], locals={"f": "<function f>", "word": "'c'"})
+    )
+    # a history that does not start at the run's first event (a call) says nothing
+    middle = State(kind=StateKind.LINE, src=source.lines[1], locals={"words": "['ab']"})
+    assert "w" in (expect(flow, source, (middle,), (), jump).names or ())
+
+
+def test_the_first_hit_of_each_line_in_real_runs_shows_what_the_flow_allows() -> None:
+    """Trace generated, package and everyday programs: the first line event of each line in a
+    run shows only variables :meth:`LineFlow.names_first_at` allows, often fewer than
+    :meth:`LineFlow.names_at`."""
+    programs = generate_programs(13, 40) + package_programs(13, 15)[0]
+    programs += everyday_programs(13, 30)[0]
+    checked = narrower = 0
+    for index, candidate in enumerate(programs):
+        program = Program(path=f"p{index}.py", source=candidate.source, entry=candidate.entry)
+        flow = LineFlow(program.context)
+        seen: set[int] = set()
+        for event in record(program, TRACE_LIMITS).events:
+            line = program.context_line(event.file, event.line)
+            if event.kind != "line" or line in seen:
+                seen.add(line)
+                continue
+            seen.add(line)
+            names = flow.names_first_at([line])
+            if names is None:  # not known (an ``Enum`` body): any
+                assert flow.names_at([line]) is None
+                continue
+            assert set(event.locals) - {"…"} <= names, (candidate.origin, line, event)
+            checked += 1
+            narrower += names != flow.names_at([line])
+    assert checked > 1000 and narrower > checked / 10  # 1469 and 294 when written
+
+
+def test_a_frame_shows_the_functions_its_own_defs_bind_by_their_qualified_names() -> None:
+    code = "\n".join(
+        [
+            "def make_counter(start):",  # 1
+            "    count = start",  # 2
+            "    def increment():",  # 3
+            "        nonlocal count",  # 4
+            "        count += 1",  # 5
+            "        return count",  # 6
+            "    square = lambda v: v * v",  # 7
+            "    def logged(f):",  # 8
+            "        return f",  # 9
+            "    @logged",  # 10
+            "    def wrapped():",  # 11
+            "        return 1",  # 12
+            "    helper = None",  # 13
+            "    def helper():",  # 14
+            "        return 2",  # 15
+            "    return increment",  # 16
+            "class Box:",  # 17
+            "    def area(self):",  # 18
+            "        def side():",  # 19
+            "            return 2",  # 20
+            "        return side() * side()",  # 21
+        ]
+    )
+    flow = LineFlow(code)
+    assert flow.defined_at([2, 16]) == {
+        "increment": "<function make_counter.<locals>.increment>",
+        "square": "<function make_counter.<locals>.<lambda>>",
+        "logged": "<function make_counter.<locals>.logged>",
+    }  # not a decorator's result, not a name bound otherwise too
+    assert flow.defined_at([21]) == {"side": "<function Box.area.<locals>.side>"}
+    assert flow.defined_at([7]) == {}  # the lambda's own code runs there too
+    assert flow.defined_at([2, 21]) == {}  # two frames
+    # code that may rename a function (``functools.wraps``): none
+    assert LineFlow(code + "\nfrom functools import wraps").defined_at([2]) == {}
+    # the tracer writes each as the rule says, in every frame that shows one
+    program = Program(path="counter.py", source=code, entry="make_counter(1)")
+    checked = 0
+    for event in record(program, TRACE_LIMITS).events:
+        line = program.context_line(event.file, event.line)
+        for name, text in flow.defined_at([line]).items():
+            if event.kind == "line" and name in event.locals:
+                assert event.locals[name] == text, (event, name)
+                checked += 1
+    assert checked >= 10

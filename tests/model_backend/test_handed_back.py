@@ -16,7 +16,9 @@ from neural_debugger.model_backend.handed_back import (
     appended_text,
     appends,
     copies,
+    made_generators,
     receivers,
+    returns,
 )
 from neural_debugger.model_backend.local import LocalEngine, LocalSession
 from neural_debugger.protocol import Action, ActionKind, State, StateKind
@@ -47,6 +49,8 @@ CODE = "\n".join(
         "    return square(y)",  # 15
     ]
 )
+# what main's frame shows of the function its own ``lambda`` line binds, wherever it is shown
+OWN = {"twice": "<function main.<locals>.<lambda>>"}
 
 
 def test_the_lines_that_hand_a_value_on_unchanged() -> None:
@@ -80,7 +84,7 @@ def test_after_the_call_returns_the_caller_shows_its_value() -> None:
     states, actions = _history(CODE, ["    y = square(3)"], "9")
     for action in (INTO, OVER):
         expected = expect(flow, source, states, actions, action)
-        assert expected.fixed == {"y": "9"} and "y" in expected.required
+        assert expected.fixed == {"y": "9", **OWN} and "y" in expected.required
         line = "    z: int = box.square(2)"
         right = State(kind=StateKind.LINE, src=line, locals={"box": "B()", "y": "9"})
         assert expected.allows(right)
@@ -101,7 +105,7 @@ def test_only_the_call_the_line_hands_on() -> None:
     for line in ["    w = square(square(2))", "    v = square(1) + 1", "    u = square(1); u = 0"]:
         states, actions = _history(CODE, [line], "1")
         expected = expect(flow, source, states, actions, OVER)
-        assert expected.fixed == {} and expected.returned is None, line
+        assert expected.fixed == OWN and expected.returned is None, line
     # a lambda's frame is not the function the name calls, though the code names it so
     lambda_states = (
         State(kind=StateKind.CALL, src="def main(box):", locals={"box": "B()"}),
@@ -110,7 +114,7 @@ def test_only_the_call_the_line_hands_on() -> None:
         State(kind=StateKind.RETURN, src="    twice = lambda k: k * 2", value="6"),
     )
     expected = expect(flow, source, lambda_states, (INTO,) * 3, OVER)
-    assert expected.fixed == {}
+    assert expected.fixed == OWN
 
 
 def test_after_a_jump_the_code_says_which_lines_called() -> None:
@@ -293,3 +297,115 @@ def test_a_step_from_an_append_shows_the_list_grown_and_real_runs_agree() -> Non
         assert after.locals[appended.target] == want, (before, after)
         checked += 1
     assert checked >= 6
+
+
+RETURNING = "\n".join(
+    [
+        "def find(words, wanted):",  # 1
+        "    count = 0",  # 2
+        "    for word in words:",  # 3
+        "        if word == wanted:",  # 4
+        "            return count",  # 5
+        "        count += 1",  # 6
+        "    return -1",  # 7
+        "def guarded(path):",  # 8
+        "    try:",  # 9
+        "        return path",  # 10
+        "    finally:",  # 11
+        "        path = None",  # 12
+        "def numbers(n):",  # 13
+        "    yield n",  # 14
+        "    return n",  # 15
+        "def nothing(x):",  # 16
+        "    if x: return x",  # 17
+        "    return",  # 18
+    ]
+)
+
+
+def test_the_lines_that_only_return_a_variable_or_a_literal() -> None:
+    assert returns(ast.parse(RETURNING)) == {
+        5: Copied(variable="count"),
+        7: Copied(text="-1"),
+        18: Copied(text="None"),
+    }  # not inside a ``finally``'s try, not a generator's, not sharing its line
+
+
+def test_a_step_from_a_return_shows_that_return_and_real_runs_agree() -> None:
+    flow, source = LineFlow(RETURNING), SourceMap(RETURNING)
+    states = (
+        State(kind=StateKind.CALL, src="def find(words, wanted):", locals={"words": "['a']"}),
+        State(
+            kind=StateKind.LINE,
+            src="            return count",
+            locals={"words": "['a']", "wanted": "'a'", "count": "0", "word": "'a'"},
+        ),
+    )
+    for action in (INTO, OVER):
+        expected = expect(flow, source, states, (INTO,), action)
+        assert expected.returned == "0"
+        assert expected.lines[StateKind.RETURN] == {"            return count"}
+        assert not expected.lines[StateKind.LINE] and not expected.lines[StateKind.CALL]
+        returned = State(kind=StateKind.RETURN, src="            return count", value="0")
+        assert expected.allows(returned)
+        assert not expected.allows(returned.model_copy(update={"value": "1"}))
+    program = Program(path="find.py", source=RETURNING, entry="find(['b', 'a'], 'z')")
+    found = returns(ast.parse(program.context))
+    checked = 0
+    for entry in ("find(['b', 'a'], 'z')", "find(['b', 'a'], 'a')", "nothing(0)"):
+        program = Program(path="find.py", source=RETURNING, entry=entry)
+        events = record(program, TRACE_LIMITS).events
+        for before, after in itertools.pairwise(events):
+            copied = found.get(program.context_line(before.file, before.line))
+            if before.kind != "line" or copied is None:
+                continue
+            want = copied.text if copied.variable is None else before.locals[copied.variable]
+            assert after.kind == "return" and after.line == before.line, (before, after)
+            assert after.value == want, (before, after)
+            checked += 1
+    assert checked == 3
+
+
+MAKING = "\n".join(
+    [
+        "def count_up(n):",  # 1
+        "    i = 0",  # 2
+        "    while i < n:",  # 3
+        "        yield i",  # 4
+        "        i += 1",  # 5
+        "def main(k):",  # 6
+        "    g = count_up(3)",  # 7
+        "    h = count_up(n=k)",  # 8
+        "    j = count_up(len(k))",  # 9
+        "    return sum(g) + sum(h) + sum(j)",  # 10
+        "top = count_up(2)",  # 11
+        "print(main([1]), list(top))",  # 12
+    ]
+)
+
+
+def test_a_line_that_makes_a_generator_fixes_its_text_and_real_runs_agree() -> None:
+    made = made_generators(ast.parse(MAKING))
+    text = Copied(text="<generator object count_up>")
+    assert made == {7: {"g": text}, 8: {"h": text}, 11: {"top": text}}  # not len(k): a call
+    # a generator function the code binds again elsewhere may be another object
+    assert made_generators(ast.parse(MAKING + "\ncount_up = print")) == {}
+    flow, source = LineFlow(MAKING), SourceMap(MAKING)
+    states = (
+        State(kind=StateKind.CALL, src="def main(k):", locals={"k": "[1]"}),
+        State(kind=StateKind.LINE, src="    g = count_up(3)", locals={"k": "[1]"}),
+    )
+    expected = expect(flow, source, states, (INTO,), INTO)
+    assert expected.fixed["g"] == "<generator object count_up>" and "g" in expected.required
+    program = Program(path="making.py", source=MAKING)
+    found = made_generators(ast.parse(program.context))
+    checked = 0
+    for before, after in itertools.pairwise(record(program, TRACE_LIMITS).events):
+        targets = found.get(program.context_line(before.file, before.line))
+        if before.kind != "line" or targets is None:
+            continue
+        assert after.kind == "line", (before, after)  # the call runs none of its code
+        for target, origin in targets.items():
+            assert after.locals[target] == origin.text, (before, after)
+            checked += 1
+    assert checked == 3

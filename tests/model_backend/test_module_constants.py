@@ -214,3 +214,78 @@ def test_the_locals_object_writes_fixed_values_and_waits_for_required_names() ->
         "object", need_diff=True, fixed={b"LIMIT": b"2"}, required=frozenset({b"LIMIT"})
     )
     assert all(diff.feed(b) for b in b'{"..": "..", "LIMIT": "2"}') and diff.done
+
+
+LISTS = """WORDS = ["to", "be", "or"]
+SETTINGS = {"depth": "8", "width": "12"}
+GRID = [[1, 2], [3, 4]]
+SEEN = []
+BACK = [0]
+SHARED = {"n": [1]}
+
+
+def count(words, limit):
+    return sum(1 for w in words if len(w) <= limit)
+
+
+def read(settings, name):
+    raw = settings[name]
+    return int(raw)
+
+
+def remember(word):
+    SEEN.append(word)
+    SHARED["n"].append(len(word))
+
+
+def back():
+    return BACK
+
+
+for word in WORDS:
+    remember(word)
+short = count(WORDS, 2)
+depth = read(SETTINGS, "depth")
+width = read(SETTINGS, "width")
+first = GRID[0][1]
+back().append(1)
+print(short, depth + width, first)
+"""
+
+
+def test_lists_and_dicts_the_run_only_reads_are_constants_and_pass_as_arguments(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "lists.py"
+    path.write_text(LISTS)
+    program = load_program(path)
+    flow = LineFlow(program.context)
+    values = flow.module_constants.values
+    # SEEN and SHARED are changed by a function, BACK by its caller after ``back`` returns it
+    assert {k: v for k, v in values.items() if not v.startswith("<function")} == {
+        "WORDS": "['to', 'be', 'or']",
+        "SETTINGS": "{'depth': '8', 'width': '12'}",
+        "GRID": "[[1, 2], [3, 4]]",
+    }
+    read_line = LISTS.split("\n").index("def read(settings, name):") + 1
+    count_line = LISTS.split("\n").index("def count(words, limit):") + 1
+    assert flow.passed.by_every_call(read_line) == {"settings": "{'depth': '8', 'width': '12'}"}
+    assert flow.passed.kept(read_line) == {"settings": "{'depth': '8', 'width': '12'}"}
+    assert flow.passed.by_every_call(count_line) == {"words": "['to', 'be', 'or']", "limit": "2"}
+    # what every real stop shows: the module's constants, and the parameters they pass
+    events = trace(program).events
+    checked = 0
+    for event in events:
+        if event.kind not in ("line", "call"):
+            continue
+        line = program.context_line(event.file, event.line)
+        if event.kind == "line" and flow.module_only(line):
+            fixed = values
+        elif event.function == "read":
+            fixed = flow.passed.kept(read_line)
+        else:
+            continue
+        for name, value in fixed.items():
+            checked += name in event.locals
+            assert event.locals.get(name, value) == value, (event, name)
+    assert checked >= 20

@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from neural_debugger.model_backend.flow import LineFlow, entry_text, expect, kept_parameters
+from neural_debugger.model_backend.flow import (
+    Expected,
+    LineFlow,
+    entry_text,
+    expect,
+    kept_parameters,
+)
 from neural_debugger.model_backend.grammar import JsonCursor, _json_texts
 from neural_debugger.model_backend.local import LocalEngine
 from neural_debugger.model_backend.session import DebugSession, resume
@@ -79,8 +85,8 @@ def test_every_call_passing_one_literal_fixes_it_and_a_frame_that_only_reads_kee
     # ``n`` is rebound; a mutable default is never fixed (it lives on between calls)
     assert passed.by_every_call(DEFS["countdown"]) == {"n": "3"}
     assert passed.kept(DEFS["countdown"]) == {}
-    # ``times`` is given a variable once: only ``word`` is fixed
-    assert passed.kept(DEFS["label"]) == {"word": "'ab'"}
+    # ``times`` is given the module's constant ``LIMIT`` once, the same 2 as the other call
+    assert passed.kept(DEFS["label"]) == {"word": "'ab'", "times": "2"}
 
 
 @pytest.mark.parametrize(
@@ -199,7 +205,7 @@ def test_a_breakpoint_in_the_function_and_a_step_into_its_call_fix_the_parameter
     assert expected.call_fixed[call_text] == {"a": "[1, 2]"}  # the line's two calls agree on a
     here = State(kind=StateKind.LINE, src=source.lines[40], locals={})  # label('ab', LIMIT)
     expected = expect(flow, source, (*history, here), (jump,), into)
-    assert expected.call_fixed[source.lines[DEFS["label"] - 1]] == {"word": "'ab'"}
+    assert expected.call_fixed[source.lines[DEFS["label"] - 1]] == {"word": "'ab'", "times": "2"}
     # a run that starts in a function: its arguments come from outside the code
     entry = State(kind=StateKind.CALL, src=source.lines[3], locals={"d": "{}"})
     expected = expect(flow, source, (entry,), (), jump)
@@ -230,3 +236,52 @@ async def test_a_session_jumping_into_the_function_shows_what_the_call_passed(
     stop = await resume(session, {7})
     assert stop.line == 7 and stop.locals is not None, stop
     assert stop.locals["d"] == "{'kiwi': 3, 'fig': 1}" and stop.locals["sep"] == "', '"
+
+
+REBINDING = """def trim(text, width):
+    size = len(text)
+    if size > width:
+        text = text[:width]
+    while width > 0:
+        width -= 1
+    return text
+
+
+def finish(x):
+    try:
+        return x * 2
+    finally:
+        x = 0
+
+
+print(trim('abcdef', 3), trim('abcdef', 3), finish(3))
+"""
+
+
+def test_a_frame_shows_a_parameter_it_rebinds_as_passed_until_a_path_rebinds_it(
+    tmp_path: Path,
+) -> None:
+    """``kept_parameters`` holds a rebound parameter on the lines no path from the call
+    reaches through a store of it; real runs agree at every such line."""
+    path = tmp_path / "rebinding.py"
+    path.write_text(REBINDING)
+    program = load_program(path)
+    flow, source = LineFlow(program.context), SourceMap(program.context)
+
+    def kept_on(line: int) -> dict[str, str]:
+        lines = {StateKind.LINE: frozenset({source.lines[line - 1]})}
+        return kept_parameters(flow, source, Expected(lines), "<module>")
+
+    assert flow.passed.kept(1) == {} and flow.passed.kept(10) == {}  # both rebind theirs
+    # line 4's event fires before its store; from line 5 on, a path has rebound both
+    assert kept_on(2) == kept_on(3) == kept_on(4) == {"text": "'abcdef'", "width": "3"}
+    assert kept_on(5) == kept_on(7) == {}
+    assert kept_on(12) == kept_on(14) == {"x": "3"}  # ``finally`` fires before it stores
+    checked = 0
+    for event in trace(program).events:
+        line = program.context_line(event.file, event.line)
+        if event.kind == "line" and not flow.module_only(line):
+            kept = kept_on(line)
+            assert kept.items() <= event.locals.items(), event
+            checked += len(kept)
+    assert checked >= 10

@@ -285,3 +285,19 @@ def test_a_return_past_frames_a_jump_guessed_goes_on_in_the_frame_holding_its_li
     seen.locate(State(kind=StateKind.CALL, src="    def wrapper(*args):", locals={}), into)
     located = seen.locate(State(kind=StateKind.LINE, src="f = convert(t)", locals={}), into)
     assert located.depth == 1
+
+
+def test_a_breakpoint_jump_to_a_comprehensions_call_opens_an_anonymous_frame() -> None:
+    """A breakpoint on a comprehension's line stops first in the module, then at the
+    comprehension's call: a frame not opened on a ``def`` line (the session names it
+    ``<dictcomp>``), which the next jump to that line keeps."""
+    code = "keys = ['x', 'y']\ntable = {k: k.upper() for k in keys}\nprint(table)"
+    tracker = LineTracker(SourceMap(code))
+    tracker.locate(State(kind=StateKind.CALL, src="keys = ['x', 'y']", locals={}))
+    line = "table = {k: k.upper() for k in keys}"
+    jump = Action(kind=ActionKind.BREAKPOINT, target=line)
+    assert tracker.locate(State(kind=StateKind.LINE, src=line, locals={}), jump).named == (True,)
+    called = tracker.locate(State(kind=StateKind.CALL, src=line, locals={".0": "<it>"}), jump)
+    assert called.stack == (2, 2) and called.named == (True, False)
+    landed = tracker.locate(State(kind=StateKind.LINE, src=line, locals={".0": "<it>"}), jump)
+    assert landed.stack == (2, 2) and landed.named == (True, False)
