@@ -14,8 +14,9 @@ variable or a literal returns (:mod:`neural_debugger.model_backend.handed_back`)
 those whose parameters the literals a plain function is called with fix
 (:mod:`neural_debugger.model_backend.passed_arguments`), those showing a function the frame's
 own ``def`` or ``lambda`` bound (:meth:`LineFlow.defined_at`), those after a line that surely
-calls the program's code (only a call or an exception can come), breakpoint jumps to a line's
-first hit in the run whose variables the paths that have not run the line yet narrow
+calls the program's code (only a call or an exception can come), those from a line the frame
+cannot return from before another line fires (:meth:`LineFlow.returning`), breakpoint jumps to
+a line's first hit in the run whose variables the paths that have not run the line yet narrow
 (:func:`neural_debugger.model_backend.flow.first_hit`), and any real state it would forbid
 (with the first examples).
 
@@ -60,6 +61,7 @@ COLUMNS = (
     "run_over",
     "own_return",
     "calls_first",
+    "line_first",
     "enters",
     "callers_go_on",
     "caller_returns",
@@ -115,7 +117,10 @@ def check_folder(folder: Path, limit: int | None, counts: dict[str, Counter], ba
             out = action.kind is ActionKind.STEP_RETURN
             tally["own_return"] += out and bool(expected.lines.get(StateKind.RETURN))
             # a line that surely calls code of the program: a call (or an exception) comes next
-            tally["calls_first"] += not over and StateKind.RETURN in ruled
+            tally["calls_first"] += not over and {StateKind.LINE, StateKind.RETURN} <= ruled
+            # a line from which the frame cannot return before another line fires
+            lined = bool(expected.lines.get(StateKind.LINE))
+            tally["line_first"] += not over and lined and StateKind.RETURN in ruled
             # ... and nothing can raise before that call: only the call comes next
             into = action.kind is ActionKind.STEP_INTO
             entering = StateKind.EXCEPTION in ruled and StateKind.CALL not in ruled

@@ -125,6 +125,8 @@ class LineFlow:
         self._defined: list[dict[str, str]] = []
         self._renaming = False  # code that may give a function another name
         self._spoiled = frozenset[str]()  # names inner functions store or any code deletes
+        # the lines from which a frame can return (or yield) before another line fires
+        self._returning: set[int] = set()
         # a line -> the variables its instructions bind or unbind; and those that code other
         # than a frame's current line can rebind (None: any, the code reaches frames)
         self._rebound_on: dict[int, set[str]] = {}
@@ -341,6 +343,16 @@ class LineFlow:
             return {}
         (unit,) = units
         return self._defined[unit]
+
+    def returning(self, lines: Iterable[int]) -> bool | None:
+        """Whether a frame standing on one of ``lines`` can return (yield, or let an
+        exception leave it) before another line fires its event: a return inside
+        ``try``/``finally`` runs the ``finally`` lines first, a line in a loop's body goes on
+        to the next (None: a line of no known code)."""
+        lines = list(lines)
+        if not lines or any(n not in self.after for n in lines):
+            return None
+        return any(n in self._returning for n in lines)
 
     def stored_before(self, lines: Iterable[int]) -> frozenset[str] | None:
         """Variables the frame of the one function whose code alone runs on ``lines`` may
@@ -669,6 +681,8 @@ class LineFlow:
             self._surely[index] = (_surely_on_lines(surely, lines, resumes[0]), {})
         for line, starts in on_line.items():
             self.after.setdefault(line, set()).update(_reached(starts, lines, ways))
+            if _returns_first(starts, lines, ways, instructions):
+                self._returning.add(line)
             self._on_line.setdefault(line, set()).add(index)
         # The call event comes from RESUME (after any cell set-up) and shows its line: the def
         # line, or co_firstlineno (the first decorator). The first instruction after it with a
@@ -835,6 +849,37 @@ class _Paths:
                 found |= states[1]
         first = self._first[line] = frozenset(found)
         return first
+
+
+# Instructions after which the frame's ``return`` event can come: a return, a yield, and a
+# re-raise (an exception no ``except`` of the frame matched leaves it with no new event).
+_RETURNING = frozenset({"RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE", "RERAISE"})
+
+
+def _returns_first(
+    starts: list[int],
+    lines: list[int | None],
+    ways: list[list[int]],
+    instructions: list[dis.Instruction],
+) -> bool:
+    """Whether execution leaving ``starts`` (the instructions of one line) can reach an
+    instruction after which the frame's ``return`` trace event comes (:data:`_RETURNING`)
+    before an instruction fires another line event (see :func:`_reached`)."""
+    line = lines[starts[0]]
+    todo = list(starts)
+    seen = set(todo)
+    while todo:
+        k = todo.pop()
+        if instructions[k].opname in _RETURNING:
+            return True
+        for j in ways[k]:
+            target = lines[j]
+            if target is not None and (target != line or j <= k):
+                continue  # another line fires first
+            if j not in seen:
+                seen.add(j)
+                todo.append(j)
+    return False
 
 
 def _bound_maybe(
@@ -1420,15 +1465,18 @@ def _bound_at(flow: LineFlow, lines: list[int]) -> frozenset[str]:
     return flow.names_surely_at(lines)
 
 
-def _in_the_module(flow: LineFlow, source: SourceMap, expected: Expected) -> Expected:
+def _in_the_module(
+    flow: LineFlow, source: SourceMap, expected: Expected, module: bool = False
+) -> Expected:
     """``expected`` with what the module's constants fix, where every line a line state may
-    show is one only the module's frame runs: their values wherever they are shown, and, in
-    whole locals, the names bound by top-level statements before those lines."""
+    show is one only the module's frame runs (or ``module``: the state is known to be the
+    module frame's): their values wherever they are shown, and, in whole locals, the names
+    bound by top-level statements before those lines."""
     texts = expected.lines.get(StateKind.LINE)
     if not texts:
         return expected
     numbers = [n for text in texts for n in source.by_text.get(text, [])]
-    if not flow.in_the_module(numbers):
+    if not (module or flow.in_the_module(numbers)):
         return expected
     constants = flow.module_constants
     if not constants.values:
@@ -1455,13 +1503,17 @@ def _expect_forward(
         targets = [n for n, text in enumerate(source.lines, start=1) if text == action.target]
         first = first_hit(flow, states, actions, action.target, targets)
         names = flow.names_first_at(targets) if first else flow.names_at(targets)
-        return Expected(
+        landing = Expected(
             dict.fromkeys(_SHOWN_AT, frozenset({action.target})),
             diff=False,
             names=names,
             call_names=call_names,
             required=_within(flow.names_surely_at(targets), names),
         )
+        # a first hit of a line the module runs is the module frame's, even where a lambda
+        # or a comprehension made there runs too
+        module = first and all(flow.module_runs(n) for n in targets)
+        return _in_the_module(flow, source, landing, module=True) if module else landing
     if action.kind is ActionKind.STEP_RETURN and last.kind in (StateKind.LINE, StateKind.CALL):
         # the frame's own return event, on a line of its code (or the run's end)
         called = last.kind is StateKind.CALL
@@ -1543,6 +1595,8 @@ def _expect_forward(
         unchanged = dict.fromkeys(lines[StateKind.LINE], kept) if kept else {}
     elif following is not None and last.kind is StateKind.LINE:
         lines[StateKind.LINE] = frozenset()  # no line of this frame follows: it returns or raises
+    if last.kind is StateKind.LINE and flow.returning(here) is False:
+        lines[StateKind.RETURN] = frozenset()  # another line comes before the frame returns
     into = last.kind is StateKind.LINE and action.kind is ActionKind.STEP_INTO
     if into and flow.call_sites.surely_calling(here):  # it calls code of the program first
         lines[StateKind.LINE] = lines[StateKind.RETURN] = frozenset()

@@ -335,7 +335,14 @@ def test_what_the_history_and_the_action_fix() -> None:
     variables = {"xs", "total", "out", "x"}  # running_total's frame
     ends = {StateKind.EXIT_NORMAL: frozenset(), StateKind.EXIT_ERROR: frozenset()}
     over = expect(flow, source, states, (STEP_OVER,), STEP_OVER)
-    assert over.lines == {StateKind.CALL: starts, StateKind.LINE: {"    out = []"}, **ends}
+    # `total = 0` goes on to `out = []`: the frame cannot return first
+    nothing = frozenset[str]()
+    assert over.lines == {
+        StateKind.CALL: starts,
+        StateKind.LINE: {"    out = []"},
+        StateKind.RETURN: nothing,
+        **ends,
+    }
     assert over.diff is True and over.names == {"xs", "total"}  # `out` is not bound yet
     assert over.call_names["def running_total(xs):"] == {"xs"}  # a call shows the arguments
     assert over.call_names["def main():"] == set()
@@ -793,3 +800,65 @@ def test_a_frame_shows_the_functions_its_own_defs_bind_by_their_qualified_names(
                 assert event.locals[name] == text, (event, name)
                 checked += 1
     assert checked >= 10
+
+
+def test_a_frame_returns_only_from_lines_that_reach_a_return_first() -> None:
+    code = "\n".join(
+        [
+            "def guarded(x):",  # 1
+            "    try:",  # 2
+            "        return x * 2",  # 3
+            "    finally:",  # 4
+            "        x = 0",  # 5
+            "def first(words):",  # 6
+            "    for w in words:",  # 7
+            "        if w:",  # 8
+            "            return w",  # 9
+            "def lookup(d, k):",  # 10
+            "    try:",  # 11
+            "        return d[k]",  # 12
+            "    except KeyError:",  # 13
+            "        pass",  # 14
+            "def count(n):",  # 15
+            "    yield n",  # 16
+        ]
+    )
+    flow = LineFlow(code)
+    assert flow.returning([3]) is False  # the ``finally`` line fires first
+    assert flow.returning([5]) is True
+    assert flow.returning([7]) is True  # the loop ends: the function returns None
+    assert flow.returning([8]) is False and flow.returning([9]) is True
+    assert flow.returning([13]) is True  # another exception than KeyError leaves the frame
+    assert flow.returning([16]) is True  # a yield is a return event too
+    assert flow.returning([99]) is None
+    # a step from line 3 cannot show guarded's return
+    source = SourceMap(code)
+    states = (
+        State(kind=StateKind.CALL, src="def guarded(x):", locals={"x": "3"}),
+        State(kind=StateKind.LINE, src="        return x * 2", locals={"x": "3"}),
+    )
+    expected = expect(flow, source, states, (STEP_OVER,), STEP_OVER)
+    assert expected.lines[StateKind.RETURN] == frozenset()
+    assert expected.lines[StateKind.LINE] == {"        x = 0"}
+
+
+def test_every_return_of_real_runs_comes_from_a_line_that_can_return() -> None:
+    programs = generate_programs(17, 40) + package_programs(17, 15)[0]
+    programs += everyday_programs(17, 30)[0]
+    returns = ruled_out = 0
+    for index, candidate in enumerate(programs):
+        program = Program(path=f"p{index}.py", source=candidate.source, entry=candidate.entry)
+        flow = LineFlow(program.context)
+        last: dict[int, tuple[str, int]] = {}
+        for event in record(program, TRACE_LIMITS).events:
+            line = program.context_line(event.file, event.line)
+            before = last.get(event.activation)
+            last[event.activation] = (event.kind, line)
+            if event.kind == "line" and before is not None and before[0] == "line":
+                ruled_out += flow.returning([before[1]]) is False
+            if event.kind != "return" or before is None or before[0] != "line":
+                continue
+            assert flow.returning([before[1]]) is not False, (candidate.origin, before, event)
+            returns += 1
+    # most lines go on to another line (731 returns and 2844 such steps when written)
+    assert returns > 300 and ruled_out > 2 * returns

@@ -289,3 +289,17 @@ def test_lists_and_dicts_the_run_only_reads_are_constants_and_pass_as_arguments(
             checked += name in event.locals
             assert event.locals.get(name, value) == value, (event, name)
     assert checked >= 20
+
+
+def test_the_first_hit_of_a_line_a_lambda_shares_is_the_modules_and_shows_its_constants() -> None:
+    code = 'words = ["pear", "fig"]\nordered = sorted(words, key=lambda w: len(w))\nprint(ordered)'
+    source = SourceMap(code)
+    start = State(kind=StateKind.CALL, src=source.lines[0], locals={})
+    jump = Action(kind=ActionKind.BREAKPOINT, target=source.lines[1])
+    expected = expect(LineFlow(code), source, (start,), (), jump)
+    assert expected.names == {"words"} and expected.required == {"words"}
+    assert expected.fixed == {"words": "['pear', 'fig']"}
+    # once the history stood there, the jump may land in the lambda's frame
+    there = State(kind=StateKind.LINE, src=source.lines[1], locals={"words": "['pear', 'fig']"})
+    again = expect(LineFlow(code), source, (start, there), (jump,), jump)
+    assert "w" in (again.names or ()) and again.fixed == {}
