@@ -657,10 +657,13 @@ class LineFlow:
             names = unit.co_varnames + unit.co_cellvars + unit.co_freevars
             start = _arguments(unit) + unit.co_freevars
             start += tuple(n for n in unit.co_cellvars if n in nonlocal_stores)
-            paths = _Paths(instructions, lines, ways, resumes[0], names, start, _FAST_STORES)
+            paths = _Paths(
+                instructions, lines, normal, raises, resumes[0], names, start, _FAST_STORES
+            )
             self._paths[index] = paths
             bound = paths.bound()
-            self._bound[index] = (_bound_at_line_events(bound, lines, ways, resumes[0]), {})
+            at_lines = _bound_at_line_events(bound, lines, normal, raises, resumes[0])
+            self._bound[index] = (at_lines, {})
         surely = None
         if optimized:
             self._functions.add(index)
@@ -672,7 +675,7 @@ class LineFlow:
             self._surely[index] = (_surely_on_lines(surely, lines, resumes[0]), {})
             self._note_closures(unit, instructions, surely)
         elif index == 0 and self._tree is not None:  # the module: its globals, modules aside
-            self._module_code = (instructions, lines, ways, resumes[0])
+            self._module_code = (instructions, lines, normal, raises, resumes[0])
             names = tuple(i.argval for i in instructions if i.opname.startswith(_NAME_BINDING))
             hidden = unbindable | (_maybe_modules(self._tree) if "import" in self.code else set())
             surely = _bound_surely(
@@ -714,7 +717,7 @@ class LineFlow:
         those a function assigns as globals (a call may bind them at any time). A breakpoint
         on ``x = 1`` at module level cannot show ``x`` before that line has run once."""
         assert self._module_code is not None
-        instructions, lines, ways, entry = self._module_code
+        instructions, lines, normal, raises, entry = self._module_code
         globally = {
             ins.argval
             for unit, bytecode in units[1:]
@@ -726,9 +729,10 @@ class LineFlow:
         names = tuple(n for n in (*names, *sorted(globally)) if n in known)
         start = tuple(sorted(globally))
         paths = self._paths[0] = _Paths(
-            instructions, lines, ways, entry, names, start, _NAME_STORES
+            instructions, lines, normal, raises, entry, names, start, _NAME_STORES
         )
-        self._bound[0] = (_bound_at_line_events(paths.bound(), lines, ways, entry), {})
+        at_lines = _bound_at_line_events(paths.bound(), lines, normal, raises, entry)
+        self._bound[0] = (at_lines, {})
 
     def _note_closures(
         self,
@@ -753,8 +757,9 @@ class LineFlow:
 
 
 _T = TypeVar("_T")
-# a module's instructions, their lines, the ways on from each, and its first RESUME
-_ModuleCode = tuple[list[dis.Instruction], list[int | None], list[list[int]], int]
+# a module's instructions, their lines, the ways on from each (normal, to handlers), and its
+# first RESUME
+_ModuleCode = tuple[list[dis.Instruction], list[int | None], list[list[int]], list[list[int]], int]
 
 
 def _union(
@@ -809,7 +814,8 @@ class _Paths:
 
     instructions: list[dis.Instruction]
     lines: list[int | None]
-    ways: list[list[int]]
+    normal: list[list[int]]  # each instruction's ways on: fall-through and jumps
+    raises: list[list[int]]  # ... and the exception handlers it may raise into
     entry: int  # the first RESUME, where the frame's call event comes from
     names: tuple[str, ...]
     start: tuple[str, ...]
@@ -818,15 +824,22 @@ class _Paths:
 
     def bound(self) -> list[tuple[frozenset[str], frozenset[str]] | None]:
         """Before and after each instruction, the variables some path to it binds."""
-        return _bound_maybe(self.instructions, self.ways, self.names, self.start, self.stores_by)
+        return self._walk(self.start)
+
+    def _walk(
+        self, start: tuple[str, ...], stop: frozenset[int] = frozenset()
+    ) -> list[tuple[frozenset[str], frozenset[str]] | None]:
+        return _bound_maybe(
+            self.instructions, self.normal, self.raises, self.names, start, self.stores_by, stop
+        )
 
     @functools.cached_property
     def stored_at(self) -> dict[int, frozenset[str]]:
         """For each line, the variables some path from the frame's start stores before the
         line fires its event (the arguments as such not counted: only the code's own
         stores)."""
-        stored = _bound_maybe(self.instructions, self.ways, self.names, (), self.stores_by)
-        return _bound_at_line_events(stored, self.lines, self.ways, self.entry)
+        stored = self._walk(())
+        return _bound_at_line_events(stored, self.lines, self.normal, self.raises, self.entry)
 
     def first_at(self, line: int) -> frozenset[str]:
         """The variables that can be bound when ``line`` fires its first line event in a
@@ -837,16 +850,15 @@ class _Paths:
         if cached is not None:
             return cached
         on_line = frozenset(k for k, n in enumerate(self.lines) if n == line and k > self.entry)
-        bound = _bound_maybe(
-            self.instructions, self.ways, self.names, self.start, self.stores_by, on_line
-        )
+        bound = self._walk(self.start, on_line)
         found: set[str] = set()
-        for k, onward in enumerate(self.ways):
-            states = bound[k]
+        for k, states in enumerate(bound):
             if states is None or k in on_line:
                 continue
-            if any(j in on_line for j in onward):
+            if any(j in on_line for j in self.normal[k]):
                 found |= states[1]
+            if any(j in on_line for j in self.raises[k]):  # raised before its store
+                found |= states[0]
         first = self._first[line] = frozenset(found)
         return first
 
@@ -884,7 +896,8 @@ def _returns_first(
 
 def _bound_maybe(
     instructions: list[dis.Instruction],
-    ways: list[list[int]],
+    normal: list[list[int]],
+    raises: list[list[int]],
     names: tuple[str, ...],
     start: Iterable[str],
     stores_by: tuple[str, ...],
@@ -892,9 +905,11 @@ def _bound_maybe(
 ) -> list[tuple[frozenset[str], frozenset[str]] | None]:
     """For each instruction of one code object, which of ``names`` can be bound before and
     after it runs (None: it never runs): ``start`` from the frame's start, and each name an
-    instruction of ``stores_by`` (by name prefix) stores on some path to it. Deletions are
-    ignored, so the sets only ever grow too large. Paths end at the instructions ``stop``
-    lists (they are reached, but not left)."""
+    instruction of ``stores_by`` (by name prefix) stores on some path to it: along the
+    ``normal`` ways on from an instruction, what it stored too; along the ``raises`` ways to
+    exception handlers, what was bound before it (an instruction that raised stored nothing).
+    Deletions are ignored, so the sets only ever grow too large. Paths end at the
+    instructions ``stop`` lists (they are reached, but not left)."""
     names = tuple(dict.fromkeys(names))
     bit = {name: 1 << i for i, name in enumerate(names)}
     stores = [0] * len(instructions)
@@ -909,12 +924,14 @@ def _bound_maybe(
         k = todo.pop()
         if k in stop:
             continue
-        out = masks[k] | stores[k]  # type: ignore[operator]
-        for j in ways[k]:
-            before = masks[j]
-            if before is None or out | before != before:
-                masks[j] = out if before is None else out | before
-                todo.append(j)
+        here = masks[k]
+        assert here is not None
+        for ways, carried in ((normal[k], here | stores[k]), (raises[k], here)):
+            for j in ways:
+                before = masks[j]
+                if before is None or carried | before != before:
+                    masks[j] = carried if before is None else carried | before
+                    todo.append(j)
 
     @functools.cache
     def named(mask: int) -> frozenset[str]:  # instructions mostly share a few masks
@@ -929,23 +946,24 @@ def _bound_maybe(
 def _bound_at_line_events(
     bound: list[tuple[frozenset[str], frozenset[str]] | None],
     lines: list[int | None],
-    ways: list[list[int]],
+    normal: list[list[int]],
+    raises: list[list[int]],
     entry: int,
 ) -> dict[int, frozenset[str]]:
     """For each line, the variables that can be bound when its event fires: what each way
     into one of its instructions that fires the line (from the frame's entry ``entry``, from
     another line, from an instruction without one, or backwards; see :func:`_reached`)
-    carries after that way's instruction."""
+    carries: after that way's instruction, or, to an exception handler, before it."""
     found: dict[int, set[str]] = {}
-    for k, onward in enumerate(ways):
-        states = bound[k]
+    for k, states in enumerate(bound):
         if states is None:
             continue
-        for j in onward:
-            line = lines[j]
-            fires = k == entry or lines[k] is None or lines[k] != line or j <= k
-            if line is not None and fires:
-                found.setdefault(line, set()).update(states[1])
+        for onward, carried in ((normal[k], states[1]), (raises[k], states[0])):
+            for j in onward:
+                line = lines[j]
+                fires = k == entry or lines[k] is None or lines[k] != line or j <= k
+                if line is not None and fires:
+                    found.setdefault(line, set()).update(carried)
     return {line: frozenset(names) for line, names in found.items()}
 
 

@@ -862,3 +862,26 @@ def test_every_return_of_real_runs_comes_from_a_line_that_can_return() -> None:
             returns += 1
     # most lines go on to another line (731 returns and 2844 such steps when written)
     assert returns > 300 and ruled_out > 2 * returns
+
+
+def test_an_except_line_shows_no_variable_only_the_raising_line_would_have_bound() -> None:
+    """The store of ``n = parse(text)`` never happens when ``parse`` raises, so the handler
+    cannot show ``n`` (unless a path through the ``try`` stored it before)."""
+    code = "\n".join(
+        [
+            "def parse(text):",  # 1
+            "    return int(text)",  # 2
+            "def main(text):",  # 3
+            "    try:",  # 4
+            "        n = parse(text)",  # 5
+            "        m = parse(text + '0')",  # 6
+            "    except ValueError as err:",  # 7
+            "        n = -1",  # 8
+            "    return n",  # 9
+        ]
+    )
+    flow = LineFlow(code)
+    assert flow.names_at([7]) == {"text", "n"}  # line 6 may raise after line 5 stored n
+    assert flow.names_at([8]) == {"text", "n", "err"}
+    one = code.replace("        m = parse(text + '0')\n", "")
+    assert LineFlow(one).names_at([6]) == {"text"}  # the except line, now line 6
