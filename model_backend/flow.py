@@ -97,6 +97,8 @@ class LineFlow:
     def __init__(self, code: str) -> None:
         self.code = code
         self.after: dict[int, set[int]] = {}  # a line -> the lines that can follow it
+        # ... with no exception raised on the way (no exception event between them)
+        self._after_normally: dict[int, set[int]] = {}
         self.starts: dict[int, set[int]] = {}  # a call event's line -> the frame's first lines
         # the variables each code object's frame can show (None: any), and which code objects
         # have instructions on a line or start a frame on it
@@ -279,10 +281,12 @@ class LineFlow:
             }
         return self._def_texts
 
-    def following(self, line: int) -> frozenset[int] | None:
+    def following(self, line: int, normally: bool = False) -> frozenset[int] | None:
         """Lines that can follow ``line`` in its frame (None: not known; empty: none, the frame
-        only returns or raises from there)."""
-        found = self.after.get(line)
+        only returns or raises from there). ``normally``: with no exception raised on the way
+        (an exception in the frame is an event of its own, an exception state, before the
+        handler's line)."""
+        found = (self._after_normally if normally else self.after).get(line)
         return None if found is None else frozenset(found)
 
     def preceding(self, line: int) -> frozenset[int] | None:
@@ -297,10 +301,10 @@ class LineFlow:
             return None
         return frozenset(self._before.get(line, ()))
 
-    def following_any(self, lines: Iterable[int]) -> frozenset[int] | None:
+    def following_any(self, lines: Iterable[int], normally: bool = False) -> frozenset[int] | None:
         """Lines that can follow any of ``lines`` (None: not known for one of them, or no
-        lines)."""
-        return _union(self.following, lines)
+        lines; ``normally``: see :meth:`following`)."""
+        return _union(lambda line: self.following(line, normally), lines)
 
     def preceding_any(self, lines: Iterable[int]) -> frozenset[int] | None:
         """Lines any of ``lines`` can follow (None: not known for one of them)."""
@@ -684,7 +688,9 @@ class LineFlow:
             self._surely[index] = (_surely_on_lines(surely, lines, resumes[0]), {})
         for line, starts in on_line.items():
             self.after.setdefault(line, set()).update(_reached(starts, lines, ways))
-            if _returns_first(starts, lines, ways, instructions):
+            normally = self._after_normally.setdefault(line, set())
+            normally.update(_reached(starts, lines, normal))
+            if _returns_first(starts, lines, normal, instructions):
                 self._returning.add(line)
             self._on_line.setdefault(line, set()).add(index)
         # The call event comes from RESUME (after any cell set-up) and shows its line: the def
@@ -874,9 +880,10 @@ def _returns_first(
     ways: list[list[int]],
     instructions: list[dis.Instruction],
 ) -> bool:
-    """Whether execution leaving ``starts`` (the instructions of one line) can reach an
-    instruction after which the frame's ``return`` trace event comes (:data:`_RETURNING`)
-    before an instruction fires another line event (see :func:`_reached`)."""
+    """Whether execution leaving ``starts`` (the instructions of one line) along ``ways`` can
+    reach an instruction after which the frame's ``return`` trace event comes
+    (:data:`_RETURNING`) before an instruction fires another line event (see
+    :func:`_reached`)."""
     line = lines[starts[0]]
     todo = list(starts)
     seen = set(todo)
@@ -1556,13 +1563,14 @@ def _expect_forward(
             returning = [located.line] if on_def and located.line is not None else []
         else:  # the history did not see the call: the code may list the callers
             callers = sorted(flow.call_sites.returning_to(returning) or ())
-        names = _names_after(flow, callers)
+        # the caller goes on normally: an exception after the return would be a state first
+        names = _names_after(flow, callers, normally=action.kind in _STEPS)
         if action.kind not in _STEPS:
             return Expected(lines, diff=False, names=names, call_names=call_names)
-        lines.update(_lines_after(flow, source, callers))
+        lines.update(_lines_after(flow, source, callers, normally=True))
         if callers:  # the caller raises or returns at once only on the call's own line
             lines[StateKind.RETURN] = lines[StateKind.EXCEPTION] = _texts(source, callers)
-        required = _required_after(flow, callers, names)
+        required = _required_after(flow, callers, names, normally=True)
         receiver = _handed_back(flow, source, returning, callers)
         fixed: dict[str, str] = {}
         returned = None
@@ -1597,8 +1605,8 @@ def _expect_forward(
     # a diff holds what the frame has bound at the next line, and what it had (now unbound)
     kept: frozenset[str] = frozenset()
     before = standalone(states, len(states) - 1).locals or {}
-    if last.kind is StateKind.LINE:
-        following, had = flow.following_any(here), flow.names_at(here)
+    if last.kind is StateKind.LINE:  # an exception on the way would be a state of its own
+        following, had = flow.following_any(here, normally=True), flow.names_at(here)
         kept = flow.unchanged(here, before)
     else:
         following, had = flow.first_lines_any(here), frozenset(last.locals or ())
@@ -1790,30 +1798,31 @@ def _expect_backward(
 
 
 def _lines_after(
-    flow: LineFlow, source: SourceMap, lines: list[int]
+    flow: LineFlow, source: SourceMap, lines: list[int], normally: bool = False
 ) -> dict[StateKind, frozenset[str]]:
     """The line a frame standing on one of ``lines`` (part-way through it, after a call
     returned or an exception was raised) can show next: the lines the flow leads to from
-    there, none if it leads to none (the frame returns or raises on); nothing fixed if the
-    flow does not know or no line is given."""
-    following = flow.following_any(lines) if lines else None
+    there (``normally``: with no exception raised), none if it leads to none (the frame
+    returns or raises on); nothing fixed if the flow does not know or no line is given."""
+    following = flow.following_any(lines, normally) if lines else None
     return {} if following is None else {StateKind.LINE: _texts(source, following)}
 
 
-def _names_after(flow: LineFlow, lines: list[int]) -> frozenset[str] | None:
-    """Variables the frame can show at the next line event after ``lines``; where the flow
-    does not know the next lines, all of the frame's variables."""
-    following = flow.following_any(lines) if lines else None
+def _names_after(flow: LineFlow, lines: list[int], normally: bool = False) -> frozenset[str] | None:
+    """Variables the frame can show at the next line event after ``lines`` (``normally``: with
+    no exception raised); where the flow does not know the next lines, all of the frame's
+    variables."""
+    following = flow.following_any(lines, normally) if lines else None
     found = flow.names_at(following) if following else None
     return found if found is not None else (flow.names_on(lines) if lines else None)
 
 
 def _required_after(
-    flow: LineFlow, lines: list[int], names: frozenset[str] | None
+    flow: LineFlow, lines: list[int], names: frozenset[str] | None, normally: bool = False
 ) -> frozenset[str]:
-    """Variables the frame surely shows at the next line event after ``lines`` (none where
-    the flow does not know the next lines)."""
-    following = flow.following_any(lines) if lines else None
+    """Variables the frame surely shows at the next line event after ``lines`` (``normally``:
+    with no exception raised; none where the flow does not know the next lines)."""
+    following = flow.following_any(lines, normally) if lines else None
     return _within(flow.names_surely_at(following), names) if following else frozenset()
 
 

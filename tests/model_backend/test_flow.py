@@ -121,10 +121,11 @@ def test_code_that_does_not_compile_has_no_flow() -> None:
 
 def test_every_step_of_real_runs_is_one_the_flow_allows() -> None:
     """Trace generated and package programs; every line a frame shows next (after a line or
-    after its call event) must be in the flow's list, and every variable it shows among its
-    code's. The lists are also narrow."""
+    after its call event) must be in the flow's list (after a line with no exception event
+    between them, in the list of lines reached with no exception raised), and every variable
+    it shows among its code's. The lists are also narrow."""
     programs = generate_programs(11, 40) + package_programs(11, 15)[0]
-    checked = single = narrower = required = 0
+    checked = single = narrower = required = narrower_lines = 0
     for index, candidate in enumerate(programs):
         program = Program(path=f"p{index}.py", source=candidate.source, entry=candidate.entry)
         flow = LineFlow(program.context)
@@ -150,7 +151,12 @@ def test_every_step_of_real_runs_is_one_the_flow_allows() -> None:
                 required += bool(surely)
             if event.kind != "line" or before is None or before[0] not in ("line", "call"):
                 continue
-            allowed = (flow.following if before[0] == "line" else flow.first_lines)(before[1])
+            if before[0] == "line":  # no exception event between them: no handler's way
+                allowed = flow.following(before[1], normally=True)
+                assert allowed is not None and allowed <= (flow.following(before[1]) or set())
+                narrower_lines += allowed != flow.following(before[1])
+            else:
+                allowed = flow.first_lines(before[1])
             assert allowed is not None and line in allowed, (candidate.origin, before, line)
             checked += 1
             single += len(allowed) == 1
@@ -158,6 +164,7 @@ def test_every_step_of_real_runs_is_one_the_flow_allows() -> None:
     assert single > checked / 3
     assert narrower > checked / 4  # not yet bound: often fewer than all the frame's variables
     assert required > checked / 2  # and most stops must show some (arguments, at least)
+    assert narrower_lines > 10  # lines in a ``try``: not its handler (28 of 2,340 written)
 
 
 def test_a_line_shows_only_variables_some_path_has_bound_by_then() -> None:
@@ -885,3 +892,30 @@ def test_an_except_line_shows_no_variable_only_the_raising_line_would_have_bound
     assert flow.names_at([8]) == {"text", "n", "err"}
     one = code.replace("        m = parse(text + '0')\n", "")
     assert LineFlow(one).names_at([6]) == {"text"}  # the except line, now line 6
+
+
+def test_after_a_line_or_a_return_the_handler_comes_only_after_an_exception() -> None:
+    code = "\n".join(
+        [
+            "def parse(text):",  # 1
+            "    return int(text)",  # 2
+            "try:",  # 3
+            "    n = parse('x1')",  # 4
+            "except ValueError as err:",  # 5
+            "    n = -1",  # 6
+            "print(n)",  # 7
+        ]
+    )
+    flow, source = LineFlow(code), SourceMap(code)
+    assert flow.following(4) == {5, 7} and flow.following(4, normally=True) == {7}
+    # parse returned (no exception): the module's next line is past the handler
+    states = (
+        State(kind=StateKind.CALL, src="try:", locals={}),
+        State(kind=StateKind.LINE, src="    n = parse('x1')", locals={"parse": "<function parse>"}),
+        State(kind=StateKind.CALL, src="def parse(text):", locals={"text": "'x1'"}),
+        State(kind=StateKind.RETURN, src="    return int(text)", value="1"),
+    )
+    into = Action(kind=ActionKind.STEP_INTO)
+    expected = expect(flow, source, states, (into,) * 3, into)
+    assert expected.lines[StateKind.LINE] == {"print(n)"}
+    assert expected.fixed["n"] == "1" and "n" in expected.required  # what parse returned
