@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,10 +22,12 @@ from neural_debugger.model_backend.vocab import Vocab
 from neural_debugger.paths import default_model_dir
 from neural_debugger.protocol import Action, ActionKind, State, StateKind, parse_trajectory
 from neural_debugger.protocol.source_map import SourceMap
+from neural_debugger.tracer.events import TraceEvent
 from neural_debugger.tracer.program import Program, load_program
 from neural_debugger.tracer.record import record
 from neural_debugger.training.data import TRACE_LIMITS, DataSpec, program_trajectories
 from neural_debugger.training.programs import generate_programs, package_programs
+from neural_debugger.training.programs.base import TrainingProgram
 from neural_debugger.training.programs.everyday import everyday_programs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -119,13 +122,11 @@ def test_code_that_does_not_compile_has_no_flow() -> None:
     assert flow.following(1) is None and flow.first_lines(1) is None
 
 
-def test_every_step_of_real_runs_is_one_the_flow_allows() -> None:
-    """Trace generated and package programs; every line a frame shows next (after a line or
-    after its call event) must be in the flow's list (after a line with no exception event
-    between them, in the list of lines reached with no exception raised), and every variable
-    it shows among its code's. The lists are also narrow."""
-    programs = generate_programs(11, 40) + package_programs(11, 15)[0]
-    checked = single = narrower = required = narrower_lines = 0
+def _traced(
+    programs: list[TrainingProgram],
+) -> Iterator[tuple[TrainingProgram, LineFlow, tuple[str, int] | None, TraceEvent, int]]:
+    """Each event of the programs' real runs, with its program and code flow, the kind and
+    context line of the event before it in the same frame activation, and its own line."""
     for index, candidate in enumerate(programs):
         program = Program(path=f"p{index}.py", source=candidate.source, entry=candidate.entry)
         flow = LineFlow(program.context)
@@ -134,32 +135,43 @@ def test_every_step_of_real_runs_is_one_the_flow_allows() -> None:
             line = program.context_line(event.file, event.line)
             before = last.get(event.activation)
             last[event.activation] = (event.kind, line)
-            if event.kind in ("line", "call"):  # the frame's variables, bound by then
-                if event.kind == "line":
-                    whole, names = flow.names_on([line]), flow.names_at([line])
-                else:
-                    whole, names = flow.names_starting(line), flow.names_calling([line])
-                assert names is not None and whole is not None and names <= whole
-                assert set(event.locals) - {"…"} <= names, (candidate.origin, line, event)
-                narrower += len(names) < len(whole)
-                if event.kind == "line":
-                    surely = flow.names_surely_at([line])
-                else:  # the module's own call is the run's first event
-                    module = event.function == "<module>"
-                    surely = flow.names_surely_calling([line], module=module)
-                assert surely <= set(event.locals), (candidate.origin, line, event)
-                required += bool(surely)
-            if event.kind != "line" or before is None or before[0] not in ("line", "call"):
-                continue
-            if before[0] == "line":  # no exception event between them: no handler's way
-                allowed = flow.following(before[1], normally=True)
-                assert allowed is not None and allowed <= (flow.following(before[1]) or set())
-                narrower_lines += allowed != flow.following(before[1])
+            yield candidate, flow, before, event, line
+
+
+def test_every_step_of_real_runs_is_one_the_flow_allows() -> None:
+    """Trace generated and package programs; every line a frame shows next (after a line or
+    after its call event) must be in the flow's list (after a line with no exception event
+    between them, in the list of lines reached with no exception raised), and every variable
+    it shows among its code's. The lists are also narrow."""
+    programs = generate_programs(11, 40) + package_programs(11, 15)[0]
+    checked = single = narrower = required = narrower_lines = 0
+    for candidate, flow, before, event, line in _traced(programs):
+        if event.kind in ("line", "call"):  # the frame's variables, bound by then
+            if event.kind == "line":
+                whole, names = flow.names_on([line]), flow.names_at([line])
             else:
-                allowed = flow.first_lines(before[1])
-            assert allowed is not None and line in allowed, (candidate.origin, before, line)
-            checked += 1
-            single += len(allowed) == 1
+                whole, names = flow.names_starting(line), flow.names_calling([line])
+            assert names is not None and whole is not None and names <= whole
+            assert set(event.locals) - {"…"} <= names, (candidate.origin, line, event)
+            narrower += len(names) < len(whole)
+            if event.kind == "line":
+                surely = flow.names_surely_at([line])
+            else:  # the module's own call is the run's first event
+                module = event.function == "<module>"
+                surely = flow.names_surely_calling([line], module=module)
+            assert surely <= set(event.locals), (candidate.origin, line, event)
+            required += bool(surely)
+        if event.kind != "line" or before is None or before[0] not in ("line", "call"):
+            continue
+        if before[0] == "line":  # no exception event between them: no handler's way
+            allowed = flow.following(before[1], normally=True)
+            assert allowed is not None and allowed <= (flow.following(before[1]) or set())
+            narrower_lines += allowed != flow.following(before[1])
+        else:
+            allowed = flow.first_lines(before[1])
+        assert allowed is not None and line in allowed, (candidate.origin, before, line)
+        checked += 1
+        single += len(allowed) == 1
     assert checked > 1000
     assert single > checked / 3
     assert narrower > checked / 4  # not yet bound: often fewer than all the frame's variables
@@ -740,23 +752,19 @@ def test_the_first_hit_of_each_line_in_real_runs_shows_what_the_flow_allows() ->
     programs = generate_programs(13, 40) + package_programs(13, 15)[0]
     programs += everyday_programs(13, 30)[0]
     checked = narrower = 0
-    for index, candidate in enumerate(programs):
-        program = Program(path=f"p{index}.py", source=candidate.source, entry=candidate.entry)
-        flow = LineFlow(program.context)
-        seen: set[int] = set()
-        for event in record(program, TRACE_LIMITS).events:
-            line = program.context_line(event.file, event.line)
-            if event.kind != "line" or line in seen:
-                seen.add(line)
-                continue
-            seen.add(line)
-            names = flow.names_first_at([line])
-            if names is None:  # not known (an ``Enum`` body): any
-                assert flow.names_at([line]) is None
-                continue
-            assert set(event.locals) - {"…"} <= names, (candidate.origin, line, event)
-            checked += 1
-            narrower += names != flow.names_at([line])
+    seen: set[tuple[int, int]] = set()  # (program, line) of every event so far
+    for candidate, flow, _, event, line in _traced(programs):
+        first = (id(candidate), line) not in seen
+        seen.add((id(candidate), line))
+        if event.kind != "line" or not first:
+            continue
+        names = flow.names_first_at([line])
+        if names is None:  # not known (an ``Enum`` body): any
+            assert flow.names_at([line]) is None
+            continue
+        assert set(event.locals) - {"…"} <= names, (candidate.origin, line, event)
+        checked += 1
+        narrower += names != flow.names_at([line])
     assert checked > 1000 and narrower > checked / 10  # 1469 and 294 when written
 
 
@@ -853,20 +861,13 @@ def test_every_return_of_real_runs_comes_from_a_line_that_can_return() -> None:
     programs = generate_programs(17, 40) + package_programs(17, 15)[0]
     programs += everyday_programs(17, 30)[0]
     returns = ruled_out = 0
-    for index, candidate in enumerate(programs):
-        program = Program(path=f"p{index}.py", source=candidate.source, entry=candidate.entry)
-        flow = LineFlow(program.context)
-        last: dict[int, tuple[str, int]] = {}
-        for event in record(program, TRACE_LIMITS).events:
-            line = program.context_line(event.file, event.line)
-            before = last.get(event.activation)
-            last[event.activation] = (event.kind, line)
-            if event.kind == "line" and before is not None and before[0] == "line":
-                ruled_out += flow.returning([before[1]]) is False
-            if event.kind != "return" or before is None or before[0] != "line":
-                continue
-            assert flow.returning([before[1]]) is not False, (candidate.origin, before, event)
-            returns += 1
+    for candidate, flow, before, event, _ in _traced(programs):
+        if event.kind == "line" and before is not None and before[0] == "line":
+            ruled_out += flow.returning([before[1]]) is False
+        if event.kind != "return" or before is None or before[0] != "line":
+            continue
+        assert flow.returning([before[1]]) is not False, (candidate.origin, before, event)
+        returns += 1
     # most lines go on to another line (731 returns and 2844 such steps when written)
     assert returns > 300 and ruled_out > 2 * returns
 
