@@ -14,21 +14,26 @@ def bindings(tree: ast.Module, name: str) -> int:
     """How many places of the code bind ``name``, in any scope: assignment, loop and ``with``
     targets, ``del``, parameters, imports, ``except ... as``, ``global`` and ``nonlocal``
     declarations, definitions and match captures."""
-    return sum(
-        (isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load))
-        + _names_bound_by(node).count(name)
-        for node in ast.walk(tree)
-    )
+    return sum(_counted(tree, name))
 
 
 def bound_once(tree: ast.Module, name: str) -> bool:
     """Whether one plain target (``NAME = ...``) binds ``name`` and nothing else anywhere:
     every use of the name is that binding's."""
-    stores = sum(
-        isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load)
-        for node in ast.walk(tree)
-    )
-    return stores == 1 and bindings(tree, name) == 1
+    targets, others = _counted(tree, name)
+    return targets == 1 and others == 0
+
+
+def _counted(tree: ast.Module, name: str) -> tuple[int, int]:
+    """How many plain targets (``ast.Name`` stores and deletes) bind ``name``, and how many
+    other places do."""
+    targets = others = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            targets += node.id == name and not isinstance(node.ctx, ast.Load)
+        else:
+            others += _names_bound_by(node).count(name)
+    return targets, others
 
 
 def _names_bound_by(node: ast.AST) -> tuple[str, ...]:

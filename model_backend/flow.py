@@ -342,11 +342,8 @@ class LineFlow:
         (``<function outer.<locals>.inner>``): wherever the frame shows one, it shows that.
         Empty where other code shares the lines, or the code reaches frames or binds names
         dynamically."""
-        units = set().union(*(self._on_line.get(n, set()) for n in lines))
-        if len(units) != 1 or self._dynamic or self._rebound_anywhere is None:
-            return {}
-        (unit,) = units
-        return self._defined[unit]
+        unit = self._only_code(lines)
+        return {} if unit is None or self._dynamic else self._defined[unit]
 
     def returning(self, lines: Iterable[int]) -> bool | None:
         """Whether a frame standing on one of ``lines`` can return (yield, or let an
@@ -364,15 +361,21 @@ class LineFlow:
         its line event; a parameter not among them still holds what the call passed. None:
         not one function's code, or code that reaches frames."""
         lines = list(lines)
+        unit = self._only_code(lines)
+        paths = None if unit is None or unit not in self._functions else self._paths[unit]
+        if paths is None:
+            return None
+        stored = paths.stored_at
+        return self._spoiled.union(*(stored.get(n, frozenset()) for n in lines))
+
+    def _only_code(self, lines: Iterable[int]) -> int | None:
+        """The one code object (by index) with instructions on ``lines``, where no other has
+        any there and no code reaches frames (None: not so)."""
         units = set().union(*(self._on_line.get(n, set()) for n in lines))
         if len(units) != 1 or self._rebound_anywhere is None:
             return None
         (unit,) = units
-        paths = self._paths[unit]
-        if unit not in self._functions or paths is None:
-            return None
-        stored = paths.stored_at
-        return self._spoiled.union(*(stored.get(n, frozenset()) for n in lines))
+        return unit
 
     def names_first_at(self, lines: Iterable[int]) -> frozenset[str] | None:
         """Variables a frame can show at the run's first line event on one of ``lines``: as
@@ -388,7 +391,7 @@ class LineFlow:
             for unit in self._on_line.get(line, ()):
                 if self._made_on.get(unit) == line:
                     continue
-                paths = self._paths[unit] if self._bound[unit] is not None else None
+                paths = self._paths[unit]  # known wherever ``_bound`` is
                 names = self._names[unit] if paths is None else paths.first_at(line)
                 if names is None:
                     return None
@@ -621,9 +624,8 @@ class LineFlow:
     ) -> None:
         instructions = list(bytecode)
         optimized = bool(unit.co_flags & inspect.CO_OPTIMIZED)
-        spoiled = nonlocal_stores | unbindable
         named = optimized and not self._renaming
-        self._defined.append(_defined_functions(instructions, spoiled) if named else {})
+        self._defined.append(_defined_functions(instructions, self._spoiled) if named else {})
         self._bound.append(({}, {}) if optimized else None)
         self._surely.append(({}, {}) if optimized else None)
         if not instructions:
@@ -1116,7 +1118,9 @@ def _stored_from_inner_functions(units: list[tuple[CodeType, dis.Bytecode]]) -> 
     }
 
 
-def _defined_functions(instructions: list[dis.Instruction], spoiled: set[str]) -> dict[str, str]:
+def _defined_functions(
+    instructions: list[dis.Instruction], spoiled: frozenset[str]
+) -> dict[str, str]:
     """The variables of a function's frame whose every binding there stores a function just
     made from a code object of the code (an undecorated ``def``, or ``NAME = lambda ...``),
     all with one qualified name, with the text the tracer writes for it: ``<function

@@ -29,7 +29,6 @@ arguments, a missing one) fixes none. Values read as the tracer's renderer write
 from __future__ import annotations
 
 import ast
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
@@ -276,8 +275,7 @@ def only_read_everywhere(
     reads the parameter. Returning it does not read it: a caller may change what it gets."""
     if not bound_once(tree, name):
         return False
-    by_name = Counter(function.name for function in functions.values())
-    plain = {f.name: f for f in functions.values() if by_name[f.name] == 1}
+    plain = {function.name: function for function in functions.values()}  # names are unique
 
     def reads(call: ast.Call, node: ast.AST, depth: int) -> bool:
         """Whether ``call``, a plain function's, only reads ``node``, one of its arguments."""
