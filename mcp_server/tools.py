@@ -28,7 +28,7 @@ from neural_debugger.model_backend.api import (
 )
 from neural_debugger.model_backend.backend import BackendError
 from neural_debugger.model_backend.compare import compare_with_real_run
-from neural_debugger.model_backend.session import Stop
+from neural_debugger.model_backend.session import Stop, finish
 from neural_debugger.protocol import Action, ActionKind, StateKind
 from neural_debugger.server.breakpoints import BreakpointTable, continue_to, reverse_to
 from neural_debugger.server.messages import SourceBreakpoint
@@ -216,7 +216,7 @@ class Debugger:
             if action == "continue":
                 stop = await continue_to(session, table)
             elif action == "out":
-                stop = await session.step(Action(kind=ActionKind.STEP_RETURN))
+                stop = await finish(session)
                 if stop.state.kind is StateKind.RETURN and stop.depth > 0:
                     stop = await session.step(Action(kind=ActionKind.STEP_INTO))
             else:

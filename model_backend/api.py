@@ -38,7 +38,12 @@ from neural_debugger.tracer.record import TracerFailure
 
 from .backend import BackendError, DecodeOptions, Engine
 from .engines import BACKENDS, make_engine
-from .session import DebugSession, default_breakpoint_steps, inverse_first_state
+from .session import (
+    DebugSession,
+    default_breakpoint_steps,
+    default_return_steps,
+    inverse_first_state,
+)
 
 EngineKey = tuple[str, str | None, tuple[str, ...]]
 
@@ -147,6 +152,7 @@ async def open_session(
     inverse: str | None = None,
     options: DecodeOptions | None = None,
     breakpoint_steps: int | None = None,
+    return_steps: int | None = None,
     engines: EnginePool | None = None,
     source: str | None = None,
 ) -> OpenedSession:
@@ -155,7 +161,8 @@ async def open_session(
     ``entry`` debugs one call (``"f([3, 1, 2])"``) instead of the script; ``inverse`` (a repr
     text) starts from ``entry`` returning that value and walks backwards to its inputs.
     ``breakpoint_steps`` is how many steps into a continue to one breakpoint takes before one
-    jump (``None``: the backend's default). ``engines`` shares engines across sessions; without
+    jump (``None``: the backend's default); ``return_steps`` the same for a step out toward the
+    frame's return. ``engines`` shares engines across sessions; without
     it a new engine is made for this session. ``source`` is the program's text when it is not
     the file's (an editor's unsaved buffer).
     """
@@ -164,8 +171,9 @@ async def open_session(
     options = options or DecodeOptions()
     if options.check > 1 and backend != "local":
         raise SessionError("check (steps back checked forwards) needs the local backend")
-    if breakpoint_steps is not None and breakpoint_steps < 0:
-        raise SessionError("breakpoint_steps must be 0 (one jump) or more")
+    for name, steps in (("breakpoint_steps", breakpoint_steps), ("return_steps", return_steps)):
+        if steps is not None and steps < 0:
+            raise SessionError(f"{name} must be 0 (one jump) or more")
     try:
         loaded = load_program(program, entry, source=source)
         lines = check_breakpoints(loaded, breakpoints)
@@ -185,6 +193,7 @@ async def open_session(
             breakpoint_steps=(
                 default_breakpoint_steps(backend) if breakpoint_steps is None else breakpoint_steps
             ),
+            return_steps=default_return_steps(backend) if return_steps is None else return_steps,
         )
     except SessionError:
         raise

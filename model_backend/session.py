@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from neural_debugger.protocol import Action, ActionKind, State, StateKind
+from neural_debugger.protocol import Action, ActionKind, Nesting, State, StateKind
 from neural_debugger.protocol.source_map import LineTracker, SourceMap
 from neural_debugger.tracer.program import ENTRY_FILE, Program
 
@@ -29,6 +29,7 @@ from .backend import (
     EngineSession,
     History,
     Prediction,
+    PredictionError,
 )
 
 # Steps into that a continue to one breakpoint takes before it jumps the rest of the way: the
@@ -40,6 +41,18 @@ BREAKPOINT_STEPS = 64
 def default_breakpoint_steps(backend: str) -> int:
     """The step budget of a continue when the user sets none, by backend name."""
     return BREAKPOINT_STEPS if backend == "oracle" else 0
+
+
+# Steps into that a step out takes toward the frame's return before it jumps the rest of the
+# way. On real code a model's steps are right more often than its one ``step_return``, which
+# must write the value every iteration in between builds at once (docs/usage.md, "Step out:
+# steps, then one jump"); the oracle's jump is exact, so it jumps.
+RETURN_STEPS = 128
+
+
+def default_return_steps(backend: str) -> int:
+    """The step budget of a step out when the user sets none, by backend name."""
+    return 0 if backend == "oracle" else RETURN_STEPS
 
 
 @dataclass(frozen=True)
@@ -121,14 +134,18 @@ class DebugSession:
         first: State | None = None,
         options: DecodeOptions | None = None,
         breakpoint_steps: int = 0,
+        return_steps: int = 0,
     ) -> None:
         if breakpoint_steps < 0:
             raise ValueError("breakpoint_steps must be 0 (one jump) or more")
+        if return_steps < 0:
+            raise ValueError("return_steps must be 0 (one jump) or more")
         self.program = program
         self.backend = backend
         self.inverse = inverse
         self.options = options or DecodeOptions()
         self.breakpoint_steps = breakpoint_steps
+        self.return_steps = return_steps
         self.code = program.function_context if inverse else program.context
         self._source = SourceMap(self.code)
         self._tracker = LineTracker(self._source)
@@ -157,6 +174,7 @@ class DebugSession:
         first: State | None = None,
         options: DecodeOptions | None = None,
         breakpoint_steps: int = 0,
+        return_steps: int = 0,
     ) -> DebugSession:
         backend = await engine.open(program, inverse=inverse)
         return cls(
@@ -166,6 +184,7 @@ class DebugSession:
             first=first,
             options=options,
             breakpoint_steps=breakpoint_steps,
+            return_steps=return_steps,
         )
 
     # ---- where we are ----------------------------------------------------------------
@@ -438,14 +457,50 @@ async def resume(
                 return stop
             # steps that end the program short of the breakpoint went astray more often than
             # the jump, which the grammar holds to the breakpoint's line: it decides
-            while len(session.stops) > start:
-                session.step_back()
+            _take_back(session, start)
             break
     if single:
         (number,) = breakpoints
         target = session.program.lines[number - 1]
         return await session.step(Action(kind=ActionKind.BREAKPOINT, target=target), options)
     raise BackendError(f"no breakpoint was reached within {max_steps} predicted steps")
+
+
+async def finish(session: DebugSession, options: DecodeOptions | None = None) -> Stop:
+    """Step out: to the return of the frame the session stands in (the language's
+    ``step_return``), found by steps into where the session allows them.
+
+    The session steps into, one predicted event at a time, until its frame returns: each step
+    writes one event under the grammar's flow rules, where the one jump writes the value that
+    every iteration in between builds at once. After ``session.return_steps`` steps without the
+    return (0: at once), or when the steps end the program or a step cannot be written, the
+    steps are taken back and one ``step_return`` answers. From a return, and in an inverse
+    session, the action is the jump itself.
+    """
+    here = session.event.state.kind
+    start = len(session.stops)
+    steps = 0 if session.inverse or here is StateKind.RETURN else session.return_steps
+    into, nesting = Action(kind=ActionKind.STEP_INTO), Nesting()
+    try:
+        for _ in range(steps):
+            stop = await session.step(into, options)
+            if nesting.returned(stop.state):
+                return stop
+            if stop.exited:
+                break
+    except PredictionError:
+        pass  # a step the model could not write: the jump answers instead
+    except BaseException:  # failed or cancelled: the session stays where it was
+        _take_back(session, start)
+        raise
+    _take_back(session, start)
+    return await session.step(Action(kind=ActionKind.STEP_RETURN), options)
+
+
+def _take_back(session: DebugSession, count: int) -> None:
+    """Step back through the history until it holds its first ``count`` stops."""
+    while len(session.stops) > count:
+        session.step_back()
 
 
 def reverse_resume(session: DebugSession, breakpoints: set[int]) -> Stop:

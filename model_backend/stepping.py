@@ -72,7 +72,7 @@ from neural_debugger.protocol import Action, ActionKind, State, StateKind
 from neural_debugger.tracer.program import ENTRY_FILE
 
 from .backend import BackendError, DecodeOptions
-from .session import DebugSession, Stop, resume
+from .session import DebugSession, Stop, finish, resume
 
 Request = Literal["next", "stepIn", "stepOut", "continue"]
 Mode = Literal["next", "stepIn", "stepOut", "continue"]
@@ -405,7 +405,9 @@ class Stepper:
         mode: Mode = request
         frame = self.key(start)
         initial = (frame, start.line) if request == "stepIn" else None
-        out_at_once = request == "stepOut" and self._may_step_out_at_once(filters)
+        # a step out nothing on the way can stop: the session's own (steps, then one jump)
+        finish_at_once = request == "stepOut" and self._may_step_out_at_once(filters)
+        out_at_once = False
         begun = len(session.stops)
         for walked in range(self.max_events):
             jump = self._give_up_walking(request, mode, walked, begun)
@@ -422,7 +424,11 @@ class Stepper:
             walk = ActionKind.STEP_RETURN if out_at_once else ActionKind.STEP_INTO
             walk = jump or walk
             out_at_once = False
-            stop = await session.step(Action(kind=walk), options)
+            if finish_at_once:
+                stop = await finish(session, options)
+                finish_at_once = False
+            else:
+                stop = await session.step(Action(kind=walk), options)
             self._sync()
             k = len(session.stops) - 1
             kind = stop.state.kind
@@ -489,10 +495,11 @@ class Stepper:
         return ActionKind.STEP_OVER if request == "next" else ActionKind.STEP_RETURN
 
     def _may_step_out_at_once(self, filters: set[str]) -> bool:
-        """Whether a model's ``stepOut`` may predict the frame's return in one ``step_return``
-        instead of walking every event up to it (one prediction each, often dozens).
+        """Whether a model's ``stepOut`` may go to the frame's return as the session steps out
+        (:func:`.session.finish`: up to ``return_steps`` steps into, then one ``step_return``)
+        instead of walking every event up to it under these rules.
 
-        The events skipped are ones no rule would stop on: no breakpoint is set (so none can
+        The events passed are ones no rule would stop on: no breakpoint is set (so none can
         hold, nor a log point write), no ``raised`` filter stops on an exception, and a
         ``stepOut`` records no ``(return)`` entries of the callees it passes. It starts from a
         line or call event, whose frame's return is what ``step_return`` predicts (a caller's

@@ -28,8 +28,10 @@ from .confidence import percent, sure_in_brackets, unsure_mark
 from .engines import BACKENDS, make_engine
 from .session import (
     BREAKPOINT_STEPS,
+    RETURN_STEPS,
     DebugSession,
     Stop,
+    finish,
     parse_action,
     resume,
     reverse_resume,
@@ -113,18 +115,27 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="continue to one --break: up to N steps into, then one jump "
         f"(0: jump at once; default {BREAKPOINT_STEPS} with --backend oracle, else 0)",
     )
+    p.add_argument(
+        "--return-steps",
+        type=int,
+        default=None,
+        metavar="N",
+        help="step_return: up to N steps into toward the frame's return, then one jump "
+        f"(0: jump at once; default 0 with --backend oracle, else {RETURN_STEPS})",
+    )
     p.set_defaults(run=run)
 
 
 # ---- showing a stop ------------------------------------------------------------------
 
 
-def as_json(index: int, stop: Stop, truth: Stop | None) -> str:
+def as_json(index: int, stop: Stop, truth: Stop | None, steps: int = 1) -> str:
     state, confidence = stop.state, stop.confidence
     return json.dumps(
         {
             "step": index,
             "action": stop.action.kind.value if stop.action else None,
+            "steps": steps,
             "event": state.kind.value,
             "file": stop.file,
             "line": stop.line,
@@ -146,12 +157,16 @@ def as_json(index: int, stop: Stop, truth: Stop | None) -> str:
     )
 
 
-def as_text(index: int, stop: Stop, truth: Stop | None) -> str:
+def as_text(index: int, stop: Stop, truth: Stop | None, request: str | None = None) -> str:
+    """One stop as the terminal prints it; ``request`` names what was asked when the stop took
+    more than one action (a continue or step out walked by steps into)."""
     state, confidence = stop.state, stop.confidence
     wrong = differences(stop, truth)
     name = "start" if stop.action is None else stop.action.kind.value
     if stop.action is not None and stop.action.target is not None:
         name += f" {stop.action.target.strip()!r}"
+    if request is not None:
+        name = f"{request} ({name})"
     event_sure = percent(confidence.event)
     if state.kind.is_exit:
         return f"[{index}] {name} -> {state.kind.value} (event {event_sure})"
@@ -197,11 +212,15 @@ class Frontend:
         self.breakpoints: set[int] = set(args.breaks)
         self.errors = 0
 
-    def show(self) -> None:
+    def show(self, request: str | None = None, steps: int = 1) -> None:
         stop = self.session.current
         truth = self.truth.current if self.truth is not None else None
         index = len(self.session.stops) - 1
-        print(as_json(index, stop, truth) if self.args.json else as_text(index, stop, truth))
+        if self.args.json:
+            print(as_json(index, stop, truth, steps))
+        else:
+            walked = f"{request}, {steps} actions" if request is not None and steps > 1 else None
+            print(as_text(index, stop, truth, walked))
 
     def fail(self, message: str) -> None:
         self.errors += 1
@@ -209,6 +228,7 @@ class Frontend:
 
     async def act(self, action: Action | None, back: str | None = None) -> None:
         """Take a forward/inverse action (or ``back``: "step" / "reverse"), then show the stop."""
+        before = len(self.session.stops)
         try:
             if back == "step":
                 self.session.step_back()
@@ -216,6 +236,8 @@ class Frontend:
                 reverse_resume(self.session, self.breakpoints)
             elif action is None:
                 await resume(self.session, self.breakpoints)
+            elif action.kind is ActionKind.STEP_RETURN:
+                await finish(self.session)
             else:
                 await self.session.step(action)
         except BackendError as err:
@@ -223,7 +245,8 @@ class Frontend:
             return
         if self.truth is not None:
             await follow(self.truth, self.session)
-        self.show()
+        request = "continue" if action is None else action.kind.value
+        self.show(None if back else request, max(len(self.session.stops) - before, 0))
 
     def edit(self, name: str, value: str) -> None:
         try:
@@ -342,8 +365,9 @@ async def main(args: argparse.Namespace) -> int:
     try:
         if args.check > 1 and args.backend != "local":
             raise ValueError("--check (steps back checked forwards) needs --backend local")
-        if args.breakpoint_steps is not None and args.breakpoint_steps < 0:
-            raise ValueError("--breakpoint-steps must be 0 (one jump) or more")
+        for flag, steps in (("breakpoint", args.breakpoint_steps), ("return", args.return_steps)):
+            if steps is not None and steps < 0:
+                raise ValueError(f"--{flag}-steps must be 0 (one jump) or more")
         opened = await open_session(
             args.program,
             entry=args.entry,
@@ -354,6 +378,7 @@ async def main(args: argparse.Namespace) -> int:
             inverse=args.inverse,
             options=decode_options(args),
             breakpoint_steps=args.breakpoint_steps,
+            return_steps=args.return_steps,
         )
         session = opened.session
         if args.script:

@@ -21,6 +21,7 @@ _EXPORTS = {
     "encode_step": "encoding",
     "Action": "language",
     "Locals": "language",
+    "Nesting": "language",
     "State": "language",
     "Trajectory": "language",
     "standalone": "language",
@@ -39,6 +40,7 @@ __all__ = [
     "Action",
     "ActionKind",
     "Locals",
+    "Nesting",
     "ParseError",
     "State",
     "StateKind",
@@ -69,7 +71,7 @@ if TYPE_CHECKING:
         encode_state,
         encode_step,
     )
-    from .language import Action, Locals, State, Trajectory, standalone
+    from .language import Action, Locals, Nesting, State, Trajectory, standalone
     from .parse import ParseError, parse_action, parse_state, parse_trajectory
     from .tokens import ALL_SPECIAL_TOKENS, ActionKind, StateKind
 

@@ -151,3 +151,26 @@ def standalone(states: tuple[State, ...], index: int) -> State:
             else:
                 full[name] = value
     return State(kind=state.kind, src=state.src, locals=full, diff=False)
+
+
+class Nesting:
+    """Where steps into stand relative to the frame they started in, so a walk of single steps
+    knows when that frame returns: the event ``step_return`` lands on.
+
+    Each step into is the next event anywhere: a call enters a frame below, a return (a yield
+    too) leaves the innermost one. An exception leaving a frame is followed by its return, so
+    exceptions change nothing.
+    """
+
+    def __init__(self) -> None:
+        self.below = 0  # frames entered below the starting one and not yet left
+
+    def returned(self, state: State) -> bool:
+        """Take the next step's state; whether it is the starting frame's return."""
+        if state.kind is StateKind.CALL:
+            self.below += 1
+        elif state.kind is StateKind.RETURN:
+            if self.below == 0:
+                return True
+            self.below -= 1
+        return False

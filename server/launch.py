@@ -51,6 +51,7 @@ async def open_session(args: LaunchArguments, pool: EnginePool) -> DebugSession:
             inverse=args.inverse,
             options=decode_options(args),
             breakpoint_steps=args.breakpoint_steps,
+            return_steps=args.return_steps,
             engines=pool,
         )
     except (SessionError, ValueError) as err:

@@ -108,6 +108,7 @@ class LaunchArguments(DapModel):
     seed: int | None = None
     max_tokens: int = Field(512, ge=1, le=8192)
     breakpoint_steps: int | None = Field(None, ge=0, le=500)  # None: the backend's default
+    return_steps: int | None = Field(None, ge=0, le=500)  # None: the backend's default
     inverse: str | None = None
     cwd: str | None = None
     no_debug: bool = False  # ignored: nothing is ever run in a predicted session

@@ -9,11 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from neural_debugger.model_backend.backend import BackendError
+from neural_debugger.model_backend.backend import BackendError, DecodeOptions
+from neural_debugger.model_backend.local import LocalEngine
 from neural_debugger.model_backend.oracle import OracleEngine
 from neural_debugger.model_backend.session import (
     DebugSession,
     default_breakpoint_steps,
+    default_return_steps,
+    finish,
     inverse_first_state,
     parse_action,
     resume,
@@ -110,6 +113,53 @@ async def test_a_continue_steps_to_one_breakpoint_then_jumps_past_its_budget() -
     assert (default_breakpoint_steps("oracle"), default_breakpoint_steps("local")) == (64, 0)
 
 
+async def test_a_step_out_steps_to_its_frames_return_then_jumps_past_its_budget() -> None:
+    program = load_program(EXAMPLE, "bubble_sort([3, 1, 2])")
+    stepped = await DebugSession.open(program, OracleEngine(), return_steps=200)
+    await stepped.step(STEP_INTO)  # main's line, which calls bubble_sort
+    stop = await finish(stepped)
+    # the steps go through bubble_sort's call and return and stop at main's own return
+    kinds = [s.state.kind for s in stepped.stops]
+    assert kinds.count(StateKind.CALL) == 2 and kinds.count(StateKind.RETURN) == 2
+    assert {a.kind for a in stepped.actions} == {ActionKind.STEP_INTO}
+    assert (stop.state.kind, stop.depth, stop.state.value) == (StateKind.RETURN, 0, "[1, 2, 3]")
+    # from inside the callee: its own return
+    inner = await DebugSession.open(program, OracleEngine(), return_steps=200)
+    await inner.step(STEP_INTO)
+    await inner.step(STEP_INTO)
+    await inner.step(STEP_INTO)  # bubble_sort's first line
+    stop = await finish(inner)
+    assert (stop.state.kind, stop.depth, stop.line) == (StateKind.RETURN, 1, 12)
+    # a budget too small: the steps are taken back and one jump answers
+    short = await DebugSession.open(program, OracleEngine(), return_steps=3)
+    await short.step(STEP_INTO)
+    stop = await finish(short)
+    assert [a.kind for a in short.actions] == [ActionKind.STEP_INTO, ActionKind.STEP_RETURN]
+    assert (stop.state.kind, stop.depth, stop.state.value) == (StateKind.RETURN, 0, "[1, 2, 3]")
+    # from a return, the jump itself (to the caller's end), as the language's step_return
+    again = await finish(short)
+    assert again.exited and short.actions[-1].kind is ActionKind.STEP_RETURN
+    with pytest.raises(ValueError, match="return_steps"):
+        await DebugSession.open(program, OracleEngine(), return_steps=-1)
+    # unset: the oracle's exact jump, a model's steps
+    assert (default_return_steps("oracle"), default_return_steps("local")) == (0, 128)
+
+
+async def test_a_step_out_the_model_cannot_write_jumps_or_leaves_the_session_as_it_was() -> None:
+    program = load_program(ROOT / "examples" / "running_total.py", "running_total([3, 1, 2])")
+    session = await DebugSession.open(program, LocalEngine(), return_steps=128)
+    for _ in range(3):
+        await session.step(STEP_INTO)
+    before = list(session.states)
+    with pytest.raises(BackendError, match="budget"):  # every step, and the jump, too long
+        await finish(session, DecodeOptions(max_new_tokens=2))
+    assert session.states == before and len(session.stops) == len(before)
+    # 20 tokens: three steps fit and the fourth does not; they are taken back, the jump answers
+    stop = await finish(session, DecodeOptions(max_new_tokens=20))
+    assert stop.action is not None and stop.action.kind is ActionKind.STEP_RETURN
+    assert session.states[:-1] == before and stop.state.kind is StateKind.RETURN
+
+
 async def test_the_oracle_refuses_what_reality_did_not_do() -> None:
     session = await _oracle()
     await session.step(STEP_INTO)
@@ -173,6 +223,29 @@ def test_ndb_debug_oracle_json_stops() -> None:
     assert unchecked.returncode == 2 and "--check" in unchecked.stderr
     negative = _ndb(str(EXAMPLE), "--breakpoint-steps", "-1", "--script", "step_into")
     assert negative.returncode == 2 and "--breakpoint-steps" in negative.stderr
+    negative = _ndb(str(EXAMPLE), "--return-steps", "-1", "--script", "step_into")
+    assert negative.returncode == 2 and "--return-steps" in negative.stderr
+
+
+def test_ndb_debug_step_return_with_the_model_walks_to_the_return() -> None:
+    """The embedded model's step out: steps into toward the frame's return (the terminal names
+    the request and how many actions it took), or with --return-steps 0 the one jump."""
+    program = str(ROOT / "examples" / "running_total.py")
+    common = [program, "--entry", "running_total([3, 1, 2])", "--script"]
+    walked = _ndb(*common, "step_into,step_into,step_over,step_return")
+    assert walked.returncode == 0, walked.stderr
+    last = walked.stdout.strip().splitlines()
+    header = next(line for line in last if line.startswith("[") and "step_return" in line)
+    assert "actions (step_into) -> return at running_total.py:10" in header
+    jumped = _ndb(*common, "step_into,step_into,step_over,step_return", "--return-steps", "0",
+                  "--json")  # fmt: skip
+    assert jumped.returncode == 0, jumped.stderr
+    stops = [json.loads(line) for line in jumped.stdout.splitlines()]
+    assert (stops[-1]["action"], stops[-1]["steps"], stops[-1]["event"]) == (
+        "step_return",
+        1,
+        "return",
+    )
 
 
 def test_ndb_debug_interactive_prompt_takes_pdb_like_commands() -> None:

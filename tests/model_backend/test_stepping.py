@@ -143,6 +143,30 @@ async def test_a_predicting_step_out_without_breakpoints_is_one_step_return(
     assert (stopped.line, stopped.reason) == (4, "breakpoint")
 
 
+async def test_a_predicting_step_out_steps_as_its_session_allows(tmp_path: Path) -> None:
+    """With the session's ``return_steps`` (a model's default), a step out nothing can stop
+    on the way is the session's own: steps into until the frame returns, then the same view
+    in the caller as the walk's; with too few, one ``step_return`` after all."""
+    path = tmp_path / "prog.py"
+    path.write_text(PROGRAM)
+    outs = []
+    for steps in (50, 2):
+        session = await DebugSession.open(load_program(path), OracleEngine(), return_steps=steps)
+        stepper = Stepper(session, exact_continue=False)
+        await stepper.entry()
+        stepper.set_breakpoint_lines({15})
+        await stepper.request("continue", _at(15), set())
+        stepper.set_breakpoint_lines(set())
+        await stepper.request("stepIn", _no_breakpoints, set())
+        before = len(session.stops)
+        outs.append(await stepper.request("stepOut", _no_breakpoints, set()))
+        kinds = {a.kind for a in session.actions[before - 1 :]}
+        assert kinds == ({ActionKind.STEP_INTO} if steps == 50 else {ActionKind.STEP_RETURN})
+    for out in outs:
+        assert (out.frames[-1].name, out.line, out.depth) == ("<module>", 15, 0)
+        assert out.returns == (("(return) work", "1"),)
+
+
 async def test_a_predicting_walk_past_half_its_budget_finishes_the_callee(tmp_path: Path) -> None:
     """A model's ``next`` whose walk has not stopped within half of its budget of predictions
     finishes the callee with one ``step_return`` rather than failing the request; the oracle

@@ -85,6 +85,8 @@ async def test_bad_requests_get_error_responses(
     assert message.startswith("invalid arguments for launch:")
     assert "samples: Input should be greater than or equal to 1" in message
     assert "backend: Input should be 'local', 'vllm' or 'oracle'" in message
+    message = await dap.refused("launch", program=str(EXAMPLE), returnSteps=-1)
+    assert "returnSteps: Input should be greater than or equal to 0" in message
     assert "attach is not supported" in await dap.refused("attach")
     # after all that, a good launch still works
     await dap.request(

@@ -86,6 +86,24 @@ async def test_local_model_session_shows_confidence(
     else:
         assert "cannot be rebuilt" in answer["message"]
 
+    # a step out with no breakpoint: the session's steps toward the return (returnSteps unset),
+    # or its one jump (0); either way it stops in the caller on the call's line
+    for steps in ({}, {"returnSteps": 0}):
+        await dap.request("restart", arguments={"backend": "local", "stopOnEntry": True,
+                                                **demo, **steps})  # fmt: skip
+        assert (await dap.stopped())["reason"] == "entry"
+        for _ in range(2):
+            await dap.request("stepIn", threadId=1)
+            await dap.stopped()
+        assert (await dap.request("stackTrace", threadId=1))["stackFrames"][0]["name"] == (
+            "running_total"
+        )
+        await dap.request("stepOut", threadId=1)
+        assert (await dap.stopped())["reason"] == "step"
+        frames = (await dap.request("stackTrace", threadId=1))["stackFrames"]
+        assert [f["name"] for f in frames] == ["main"]
+        assert any(name.startswith("(return) running_total") for name in await dap.locals())
+
     # 64 samples a step keep the model busy long enough to be paused mid-prediction
     slow = {"program": str(EXAMPLE), "entry": ENTRY, "backend": "local", "stopOnEntry": True,
             "samples": 64, "temperature": 1.0, "seed": 3}  # fmt: skip

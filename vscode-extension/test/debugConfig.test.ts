@@ -95,6 +95,8 @@ describe('validate', () => {
     assert.match(problems({ maxTokens: 0 })[0], /maxTokens/);
     assert.match(problems({ breakpointSteps: -1 })[0], /breakpointSteps/);
     assert.match(problems({ breakpointSteps: 501 })[0], /breakpointSteps/);
+    assert.match(problems({ returnSteps: 2.5 })[0], /returnSteps/);
+    assert.deepEqual(problems({ returnSteps: 0 }), []);
     assert.match(problems({ seed: 'x' as unknown as number })[0], /seed/);
     assert.equal(problems({ program: '', backend: 'gpu', samples: 0 }).length, 3);
   });

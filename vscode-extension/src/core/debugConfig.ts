@@ -31,6 +31,7 @@ export interface NeuralConfig {
   seed?: number;
   maxTokens?: number;
   breakpointSteps?: number;
+  returnSteps?: number;
   inverse?: string;
   cwd?: string;
   [key: string]: unknown;
@@ -152,9 +153,11 @@ export function validate(config: NeuralConfig): string[] {
   if (config.maxTokens !== undefined && !(isInt(config.maxTokens) && config.maxTokens >= 1 && config.maxTokens <= 8192)) {
     problems.push('"maxTokens" must be a whole number from 1 to 8192.');
   }
-  const steps = config.breakpointSteps;
-  if (steps !== undefined && !(isInt(steps) && steps >= 0 && steps <= 500)) {
-    problems.push('"breakpointSteps" must be a whole number from 0 to 500.');
+  for (const name of ['breakpointSteps', 'returnSteps'] as const) {
+    const steps = config[name];
+    if (steps !== undefined && !(isInt(steps) && steps >= 0 && steps <= 500)) {
+      problems.push(`"${name}" must be a whole number from 0 to 500.`);
+    }
   }
   if (config.seed !== undefined && !isInt(config.seed)) {
     problems.push('"seed" must be a whole number.');
