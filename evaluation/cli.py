@@ -175,6 +175,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="local, constrained, input task: keep the best of K candidate inputs by the "
         "forward model's check (model_backend/forward_check.py)",
     )
+    cx.add_argument(
+        "--stepped",
+        type=int,
+        default=0,
+        metavar="N",
+        help="step_return as a debug session steps out: up to N steps into toward main's "
+        "return, then one jump (model_backend/session.py, finish; 0: the one action)",
+    )
     cx.add_argument("--out", type=Path, default=None)
     cx.set_defaults(run=run_cruxeval)
 
@@ -383,6 +391,8 @@ def cruxeval_command(args: argparse.Namespace) -> str:
         parts += [f"--temperature {args.temperature:g}", f"--seed {args.seed}"]
     if args.check > 1:
         parts.append(f"--check {args.check}")
+    if args.stepped:
+        parts.append(f"--stepped {args.stepped}")
     if args.out is not None:
         parts.append(f"--out {args.out}")
     return " ".join(parts)
@@ -423,6 +433,10 @@ def run_cruxeval(args: argparse.Namespace) -> int:
     if args.action not in cruxeval.ACTIONS[args.task]:
         options = " or ".join(cruxeval.ACTIONS[args.task])
         return fail(f"{args.action} does not predict the {args.task}; use {options}")
+    if args.stepped < 0:
+        return fail("--stepped must be 0 (the one action) or more")
+    if args.stepped and (args.action != "step_return" or raw or args.backend == "identity"):
+        return fail("--stepped steps out by a debug session: --action step_return, --constrained")
     items = cruxeval.load(data, args.limit)
     started = time.monotonic()
     with contextlib.ExitStack() as stack:
@@ -439,6 +453,7 @@ def run_cruxeval(args: argparse.Namespace) -> int:
                     args.temperature,
                     args.seed,
                     args.check,
+                    args.stepped,
                 )
             )
         results = cruxeval.run(items, args.task, args.action, predict, args.backend, args.samples)
@@ -455,6 +470,8 @@ def run_cruxeval(args: argparse.Namespace) -> int:
         )
         if args.check > 1 and args.task == "input":
             decoding += f", checked forwards ({args.check} candidates)"
+        if args.stepped:
+            decoding += f", stepped out (up to {args.stepped} steps into, then one jump)"
     meta = {
         "decoding": decoding,
         "model": str(args.model) if args.backend in ("local", "vllm") else None,

@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from neural_debugger.protocol import (
     Action,
@@ -50,9 +50,13 @@ from neural_debugger.protocol import (
     State,
     StateKind,
     encode_prompt,
+    encode_state,
     parse_state,
 )
 from neural_debugger.tracer.program import Program
+
+if TYPE_CHECKING:
+    from neural_debugger.model_backend.backend import DecodeOptions, Engine
 
 ACTIONS = {"output": ("step_return", "breakpoint"), "input": ("inv_step_call",)}
 EXEC_TIMEOUT_S = 5.0
@@ -281,6 +285,31 @@ def raw_predictor(model_dir: Path) -> Predictor:
     return predict
 
 
+async def stepped_out(
+    engine: Engine, program: Program, prompt: Sequence[State], options: DecodeOptions, steps: int
+) -> str:
+    """``main``'s return as a debug session's step out finds it: the session walks to the
+    prompt's entry line (one step into, which the grammar fixes), then steps out by up to
+    ``steps`` steps into and one jump. A walk that does not stand where the prompt does, or
+    that the engine cannot finish, yields its partial text, scored unusable."""
+    from neural_debugger.model_backend.backend import BackendError
+    from neural_debugger.model_backend.session import DebugSession, finish
+
+    try:
+        session = await DebugSession.open(program, engine, options=options, return_steps=steps)
+    except BackendError as err:
+        return getattr(err, "text", "")
+    try:
+        await session.step(Action(kind=ActionKind.STEP_INTO))
+        if tuple(session.states) != tuple(prompt):
+            return ""
+        return encode_state((await finish(session)).state)
+    except BackendError as err:
+        return getattr(err, "text", "")
+    finally:
+        await session.backend.aclose()
+
+
 @contextmanager
 def engine_predictor(
     backend: str,
@@ -289,6 +318,7 @@ def engine_predictor(
     temperature: float = 0.0,
     seed: int = 0,
     check: int = 1,
+    stepped: int = 0,
 ) -> Iterator[Predictor]:
     """A predictor over a backend engine (``local`` under the grammar, ``vllm`` or ``oracle``),
     each item a fresh session, as a debug session on that function would be.
@@ -296,6 +326,9 @@ def engine_predictor(
     ``temperature`` 0 is greedy; above 0 each draw is sampled with its own :func:`draw_seed`.
     ``check`` > 1: an inverse prediction keeps the best of that many candidates by the forward
     model's check (:mod:`neural_debugger.model_backend.forward_check`; the local engine only).
+    ``stepped`` > 0: a ``step_return`` is answered as a debug session steps out
+    (:func:`~neural_debugger.model_backend.session.finish`): up to that many steps into from
+    ``main``'s line toward its return, then one jump.
     A prediction the engine cannot finish (budget passed, server down) yields its partial text,
     scored unusable. The oracle runs ``f(input)`` for real; for the input task, where ``f``
     returned from another ``return`` than the prompt's last one, it starts from the real return
@@ -317,6 +350,8 @@ def engine_predictor(
         options = DecodeOptions(
             temperature=temperature, seed=draw_seed(seed, item, draw), check=check
         )
+        if stepped and action.kind is ActionKind.STEP_RETURN:
+            return await stepped_out(engine, program, trajectory.states, options, stepped)
         try:
             session = await engine.open(program, inverse=inverse)
         except BackendError as err:

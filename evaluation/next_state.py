@@ -27,7 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from neural_debugger.model_backend.backend import BackendError, DecodeOptions, History
+from neural_debugger.model_backend.backend import (
+    BackendError,
+    DecodeOptions,
+    History,
+    PredictionError,
+)
 from neural_debugger.model_backend.generate import greedy_state
 from neural_debugger.model_backend.llama import load_pretrained
 from neural_debugger.model_backend.local import LoadedModel, LocalSession, load_model
@@ -37,6 +42,7 @@ from neural_debugger.model_backend.tokenizer import load_tokenizer
 from neural_debugger.protocol import (
     Action,
     ActionKind,
+    Nesting,
     ParseError,
     State,
     StateKind,
@@ -168,32 +174,54 @@ def _constrained(
 
 
 def _stepped(loaded: LoadedModel, item: Item, budget: int) -> State | None:
-    """A breakpoint as a debug session answers it (:func:`~neural_debugger.model_backend.session.
-    resume`): greedy steps into under the grammar until a state stands on the breakpoint's line
-    (the language's rule: the first later node, at any depth, on that line), at most ``budget``
-    of them, then one breakpoint jump if none got there; steps that end the program short of
-    the line are dropped and the jump answers from the start. Returns that state with its whole
-    locals, as the jump shows them; ``None`` if a step failed."""
+    """A breakpoint or a step out as a debug session answers it (:func:`~neural_debugger.
+    model_backend.session.resume`, :func:`~neural_debugger.model_backend.session.finish`):
+    greedy steps into under the grammar until one lands where the action does (a breakpoint:
+    a state on its line, the language's first later node at any depth on it; a step out: the
+    frame's return), at most ``budget`` of them, then the action's one jump if none got there
+    (a breakpoint's from the last step, a step out's from the start, as the session's own);
+    steps that end the program short of it are dropped and the jump answers from the start.
+    Returns that state (a breakpoint's with its whole locals, as the jump shows them);
+    ``None`` if a prediction failed (a breakpoint's step, or the jump)."""
     assert item.history is not None and item.next_action is not None
     session = LocalSession(loaded, item.history.code)
     options = DecodeOptions(seed=0)
     states, actions = list(item.history.states), list(item.history.actions)
-    into = Action(kind=ActionKind.STEP_INTO)
+    into, nesting = Action(kind=ActionKind.STEP_INTO), Nesting()
+    jump = item.next_action
+    if jump.kind is ActionKind.STEP_RETURN and states[-1].kind is StateKind.RETURN:
+        budget = 0  # from a return, the jump itself (to the caller's end), as the session's own
+    from_last_step = False  # where the jump starts: the last step, or where the steps began
     try:
         for _ in range(budget):
             history = History(item.history.code, tuple(states), tuple(actions))
             state = session.predict_now(history, into, options).state
-            if state.src == item.next_action.target:
+            if jump.kind is ActionKind.BREAKPOINT and state.src == jump.target:
                 return standalone((*states, state), len(states))
+            if jump.kind is ActionKind.STEP_RETURN and nesting.returned(state):
+                return state
             if state.kind.is_exit:  # short of the line: the steps are dropped, the jump answers
-                states, actions = list(item.history.states), list(item.history.actions)
                 break
             states.append(state)
             actions.append(into)
-        history = History(item.history.code, tuple(states), tuple(actions))
-        return session.predict_now(history, item.next_action, options).state
+        else:  # out of steps: a continue jumps on from the last, a step out from where it began
+            from_last_step = jump.kind is ActionKind.BREAKPOINT
+    except PredictionError:  # a step the model could not write: a step out jumps instead
+        if jump.kind is ActionKind.BREAKPOINT:
+            return None
     except BackendError:
         return None
+    if not from_last_step:
+        states, actions = list(item.history.states), list(item.history.actions)
+    try:
+        history = History(item.history.code, tuple(states), tuple(actions))
+        return session.predict_now(history, jump, options).state
+    except BackendError:
+        return None
+
+
+STEPPED = (ActionKind.BREAKPOINT.value, ActionKind.STEP_RETURN.value)
+STEPPED_WORDS = "breakpoints and step outs stepped"  # in a stepped run's decoding
 
 
 def predict_and_score(
@@ -211,7 +239,8 @@ def predict_and_score(
     """Each item's score (see :func:`score`); ``constrained``: decoded by the embedded engine
     under the grammar (what a debug session shows) instead of unconstrained greedy (the raw
     model), with steps back checked forwards over ``check`` candidates when above 1,
-    breakpoints reached by up to ``stepped`` steps into (:func:`_stepped`) when above 0, and
+    breakpoints and step outs reached by up to ``stepped`` steps into (:func:`_stepped`) when
+    above 0, and
     the majority of ``samples`` states drawn at ``temperature`` kept when above 1;
     ``quantize``: the embedded engine's weights (``int8``, ``none``; default ``$NDB_QUANTIZE``);
     ``step``: what runs its short passes (``native``, ``torch``; default ``$NDB_STEP``)."""
@@ -222,7 +251,7 @@ def predict_and_score(
         tokenizer = load_tokenizer(model_dir)
     scores = []
     for item in items:
-        if loaded is not None and stepped and item.action == ActionKind.BREAKPOINT.value:
+        if loaded is not None and stepped and item.action in STEPPED:
             scores.append(score_state(_stepped(loaded, item, stepped), item.target))
             continue
         if loaded is not None:
@@ -293,11 +322,11 @@ def evaluate(
     does not fit the model's window, decoded by the embedded engine, which drops the oldest
     states as a long debug session does. ``check`` > 1 (constrained): steps back keep the best
     of that many candidates by the forward check. ``stepped`` > 0 (constrained): breakpoints
-    are reached as a debug session reaches them, by up to that many steps into, then one jump
-    (:func:`_stepped`). ``samples`` > 1 (constrained): the majority of that many states drawn
-    at ``temperature``, the paper's vote. ``actions``: only these (the same items as a run over
-    all actions). ``quantize``, ``step`` (constrained): the embedded engine's weights and what
-    runs its short passes."""
+    and step outs are reached as a debug session reaches them, by up to that many steps into,
+    then one jump (:func:`_stepped`). ``samples`` > 1 (constrained): the majority of that many
+    states drawn at ``temperature``, the paper's vote. ``actions``: only these (the same items
+    as a run over all actions). ``quantize``, ``step`` (constrained): the embedded engine's
+    weights and what runs its short passes."""
     beyond = outgrows_window(model_dir) if long_sessions else None
     items = load_items(data_dir, per_action, seed, prompt_limit(model_dir), origins, unseen, beyond)
     if actions is not None:
@@ -311,7 +340,7 @@ def evaluate(
     if check > 1:
         decoding += f", steps back checked forwards ({check} candidates)"
     if stepped > 0:
-        decoding += f", breakpoints stepped (up to {stepped} steps into, then one jump)"
+        decoding += f", {STEPPED_WORDS} (up to {stepped} steps into, then one jump)"
     if samples > 1:
         decoding += f", majority of {samples} samples at temperature {temperature:g}"
     weights = passes = None

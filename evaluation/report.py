@@ -221,9 +221,14 @@ def next_state_markdown(results: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
-# A breakpoint as a debug session continues to it: steps into, then one jump past a budget
-# (``ndb eval next-state --stepped N``); judged beside the language's one jump.
+# A breakpoint as a debug session continues to it, and a step out as it steps out: steps into,
+# then one jump past a budget (``ndb eval next-state --stepped N``); judged beside the
+# language's one jump.
 STEPPED_BREAKPOINT = "breakpoint, stepped"
+STEPPED_RETURN = "step_return, stepped"
+STEPPED_ROWS = {"breakpoint": STEPPED_BREAKPOINT, "step_return": STEPPED_RETURN}
+# How a stepped run's decoding reads (older runs stepped breakpoints only).
+STEPPED_DECODING = (", breakpoints stepped", ", breakpoints and step outs stepped")
 # The training issue's targets for next-state exact match (greedy, under the grammar).
 TARGETS = {
     "step_into": 0.90,
@@ -231,6 +236,7 @@ TARGETS = {
     "step_return": 0.50,
     "breakpoint": 0.50,
     STEPPED_BREAKPOINT: 0.50,
+    STEPPED_RETURN: 0.50,
     "inv_step_into": 0.70,
 }
 # Independent draws of held-out generated programs (the data folder's name) the targets are
@@ -261,10 +267,15 @@ PLAIN = "constrained (embedded engine)"
 
 def _plain_run(result: dict[str, Any], stepped: bool = False) -> bool:
     """A next-state run as debug sessions decode: greedy under the grammar, whole histories,
-    every origin, no candidates checked; ``stepped``: with breakpoints stepped instead."""
+    every origin, no candidates checked; ``stepped``: with breakpoints (and step outs) stepped
+    instead."""
     decoding = str(result.get("decoding"))
     return (
-        (decoding.startswith(PLAIN + ", breakpoints stepped") if stepped else decoding == PLAIN)
+        (
+            decoding.startswith(tuple(PLAIN + words for words in STEPPED_DECODING))
+            if stepped
+            else decoding == PLAIN
+        )
         and result.get("prompts", "whole") == "whole"
         and result.get("origins", "all") == "all"
         and result.get("unseen_in") is None
@@ -273,8 +284,8 @@ def _plain_run(result: dict[str, Any], stepped: bool = False) -> bool:
 
 def draw_counts(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, tuple[int, int, str]]]:
     """(right, n, results file) per draw and action: of the plain runs on that draw's data, the
-    one with the most items for the action (runs of one seed ask the same first items). Runs
-    with breakpoints stepped count for :data:`STEPPED_BREAKPOINT` only."""
+    one with the most items for the action (runs of one seed ask the same first items). Stepped
+    runs count for :data:`STEPPED_ROWS` only."""
     found: dict[str, dict[str, tuple[int, int, str]]] = {}
     for name, result in sorted(results.items()):
         stepped = _plain_run(result, stepped=True)
@@ -283,9 +294,9 @@ def draw_counts(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, tuple
         folder = Path(str(result.get("data", ""))).name
         for action, row in result.get("results", {}).items():
             exact = row.get("exact")
-            if stepped and action != "breakpoint":
+            if stepped and action not in STEPPED_ROWS:
                 continue
-            action = STEPPED_BREAKPOINT if stepped else action
+            action = STEPPED_ROWS[action] if stepped else action
             if exact is None:
                 continue
             n = int(exact["n"])

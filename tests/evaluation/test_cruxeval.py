@@ -230,3 +230,31 @@ def test_a_checked_input_run_is_repeatable_and_says_how_it_decoded(tmp_path: Pat
     assert results[0]["records"] == results[1]["records"]  # candidates are drawn seeded
     assert results[0]["decoding"] == "constrained greedy, checked forwards (4 candidates)"
     assert results[0]["command"].endswith(f"--check 4 --out {tmp_path / 'a.json'}")
+
+
+def test_a_stepped_step_out_walks_a_session_to_mains_return() -> None:
+    """``--stepped``: the oracle's steps, taken by a debug session from the prompt's entry
+    line, reach ``main``'s return with the real output on every item."""
+    with cruxeval.engine_predictor("oracle", stepped=200) as predict:
+        out = cruxeval.run(ITEMS, "output", "step_return", predict, "oracle")
+    assert out["pass@1"] == 1.0, [r for r in out["records"] if not r["passed"]]
+
+
+@needs_model
+def test_a_stepped_model_run_says_how_it_decoded(tmp_path: Path) -> None:
+    data = tmp_path / "items.jsonl"
+    data.write_text("".join(json.dumps(vars(item)) + "\n" for item in ITEMS[:3]))
+    argv = ["eval", "cruxeval", "--task", "output", "--action", "step_return", "--constrained"]
+    argv += ["--data", str(data), "--stepped", "32", "--out", str(tmp_path / "s.json")]
+    assert ndb(argv) == 0
+    result = json.loads((tmp_path / "s.json").read_text())
+    assert result["decoding"] == (
+        "constrained greedy, stepped out (up to 32 steps into, then one jump)"
+    )
+    assert "--stepped 32" in result["command"]
+    assert result["unusable"] == 0  # every walk ended on main's return, which parses
+    # a step out only: refused for the breakpoint action, the raw model and a negative budget
+    for change in (["--action", "breakpoint"], ["--stepped", "-1"]):
+        assert ndb([*argv[:-2], *change]) == 2
+    raw = [a for a in argv[:-2] if a != "--constrained"]
+    assert ndb(raw) == 2

@@ -1,4 +1,5 @@
-"""``ndb eval next-state --stepped N``: breakpoints reached as a debug session continues."""
+"""``ndb eval next-state --stepped N``: breakpoints and step outs reached as a debug session
+reaches them, by steps into."""
 
 from __future__ import annotations
 
@@ -55,6 +56,19 @@ def test_a_stepped_breakpoint_lands_on_its_line_with_whole_locals(shards: Path) 
         assert _stepped(loaded, item, 0) == parse_state(_constrained(loaded, item))
 
 
+def test_a_stepped_step_out_lands_on_the_frames_return(shards: Path) -> None:
+    items = [i for i in load_items(shards, 6, 0, 2048) if i.action == "step_return"]
+    assert len(items) >= 3
+    loaded = load_model(MODEL, "cpu")
+    for item in items:
+        state = _stepped(loaded, item, 64)
+        assert state is not None
+        # the walk stops at its own frame's return, the state the real step out shows
+        assert state.kind is item.target.kind
+        assert state.src == item.target.src
+        assert _stepped(loaded, item, 0) == parse_state(_constrained(loaded, item))
+
+
 def test_stepped_run_records_how_it_decoded(
     shards: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -66,7 +80,8 @@ def test_stepped_run_records_how_it_decoded(
     assert set(result["results"]) == {"breakpoint", "step_into"}
     assert all(r["parsed"]["rate"] == 1.0 for r in result["results"].values())
     assert result["decoding"] == (
-        "constrained (embedded engine), breakpoints stepped (up to 16 steps into, then one jump)"
+        "constrained (embedded engine), breakpoints and step outs stepped (up to 16 steps "
+        "into, then one jump)"
     )
     assert "--stepped 16 --actions breakpoint,step_into" in result["command"]
     assert "breakpoint" in capsys.readouterr().out

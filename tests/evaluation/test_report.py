@@ -225,6 +225,10 @@ def test_steps_back_checked_forwards_fill_their_column_for_inverse_actions_only(
 
 
 STEPPED = "constrained (embedded engine), breakpoints stepped (up to 64 steps into, then one jump)"
+STEPPED_BOTH = (
+    "constrained (embedded engine), breakpoints and step outs stepped (up to 64 steps into, "
+    "then one jump)"
+)
 
 
 def test_targets_are_judged_per_draw_and_pooled_from_the_largest_plain_runs(
@@ -271,6 +275,12 @@ def test_targets_are_judged_per_draw_and_pooled_from_the_largest_plain_runs(
         "next_state_constrained_heldout3": run(
             "data/v1/heldout-3", "third draw", {"step_over": {"exact": rate(10, 8)}},
         ),
+        # step outs stepped too (a later run's decoding): a row of their own
+        "next_state_stepped_heldout3": run(
+            "data/v1/heldout-3", "stepped third",
+            {"breakpoint": {"exact": rate(10, 6)}, "step_return": {"exact": rate(10, 9)}},
+            decoding=STEPPED_BOTH,
+        ),
     }  # fmt: skip
     for name, data in files.items():
         (results / f"{name}.json").write_text(json.dumps(data))
@@ -287,12 +297,13 @@ def test_targets_are_judged_per_draw_and_pooled_from_the_largest_plain_runs(
         "| breakpoint | 5/10 (50.0%) | 3/8 (37.5%) | – | **44.4%** (8/18) | 24.6%–66.3%"
         " | ≥ 50% | ✗ | ✗ |"
     ) in block
-    # stepped: 7/10 and 4/8 pool to 11/18 = 61.1%, but not measured on every draw
+    # stepped: 7/10, 4/8 and 6/10 pool to 17/28 = 60.7%, above 50% on every draw
     stepped = (
-        "| breakpoint, stepped | 7/10 (70.0%) | 4/8 (50.0%) | – | **61.1%** (11/18)"
-        " | 38.6%–79.7% | ≥ 50% | ✓ | ✗ |"
+        "| breakpoint, stepped | 7/10 (70.0%) | 4/8 (50.0%) | 6/10 (60.0%) | **60.7%** (17/28)"
+        " | 42.4%–76.4% | ≥ 50% | ✓ | ✓ |"
     )
     assert stepped in block and "`stepped second`" in block
+    assert "| step_return, stepped | – | – | 9/10 (90.0%) | **90.0%** (9/10)" in block
     assert "| step_into |" not in block.split("training issue's targets")[1].split("From:")[0]
     assert "`large tracked`" in block and "`second draw`" in block and "`third draw`" in block
     assert "`checked`" not in block.split("training issue's targets")[1]
