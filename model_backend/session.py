@@ -231,6 +231,13 @@ class DebugSession:
         self._tracker = self._trackers.pop()
         return self.current
 
+    def back_to(self, count: int) -> Stop:
+        """Step back through the recorded history until it holds its first ``count`` stops
+        (steps a walk took and did not keep)."""
+        while len(self.stops) > count:
+            self.step_back()
+        return self.current
+
     def set_value(self, name: str, value: str) -> Stop:
         """Edit a variable of the current stop (``value`` is a repr text): a counterfactual.
 
@@ -274,9 +281,7 @@ class DebugSession:
             if stop.depth < depth:
                 break  # left the frame: it was entered before the recorded history
             if stop.depth == depth and stop.state.kind is StateKind.CALL:
-                while len(self.stops) > back + 1:
-                    self.step_back()
-                return self.current
+                return self.back_to(back + 1)
         raise BackendError("the frame's call is not in the recorded history")
 
     def goto_targets(self, line: int) -> bool:
@@ -457,7 +462,7 @@ async def resume(
                 return stop
             # steps that end the program short of the breakpoint went astray more often than
             # the jump, which the grammar holds to the breakpoint's line: it decides
-            _take_back(session, start)
+            session.back_to(start)
             break
     if single:
         (number,) = breakpoints
@@ -491,16 +496,10 @@ async def finish(session: DebugSession, options: DecodeOptions | None = None) ->
     except PredictionError:
         pass  # a step the model could not write: the jump answers instead
     except BaseException:  # failed or cancelled: the session stays where it was
-        _take_back(session, start)
+        session.back_to(start)
         raise
-    _take_back(session, start)
+    session.back_to(start)
     return await session.step(Action(kind=ActionKind.STEP_RETURN), options)
-
-
-def _take_back(session: DebugSession, count: int) -> None:
-    """Step back through the history until it holds its first ``count`` stops."""
-    while len(session.stops) > count:
-        session.step_back()
 
 
 def reverse_resume(session: DebugSession, breakpoints: set[int]) -> Stop:

@@ -341,8 +341,7 @@ class Stepper:
         except BackendError:
             pass
         finally:
-            while len(session.stops) > start:
-                session.step_back()
+            session.back_to(start)
         return found
 
     def _exception_view(self, k: int) -> Stop:
@@ -474,8 +473,7 @@ class Stepper:
 
     def _take_back(self, count: int) -> None:
         """Step the session back until its history holds its first ``count`` events."""
-        while len(self.session.stops) > count:
-            self.session.step_back()
+        self.session.back_to(count)
         self._sync()
 
     def _give_up_walking(

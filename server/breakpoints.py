@@ -273,8 +273,7 @@ async def _back_to_uncaught(
 ) -> Stop | None:
     """After a jump to an error exit: step again from where the continue began and stop where
     the exception that propagates to the exit was raised (None if stepping finds none)."""
-    while len(session.stops) > start:
-        session.step_back()
+    session.back_to(start)
     last: int | None = None  # where the exception that propagates to the exit was raised
     for _ in range(MAX_STEPS):
         stop = await session.step(Action(kind=ActionKind.STEP_INTO), options)
@@ -287,9 +286,7 @@ async def _back_to_uncaught(
             last = None  # handled: a later one ends the run
     if last is None:
         return None
-    while len(session.stops) > last:
-        session.step_back()
-    return session.current
+    return session.back_to(last)
 
 
 def reverse_to(session: DebugSession, table: BreakpointTable) -> Stop:
