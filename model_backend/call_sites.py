@@ -56,6 +56,9 @@ class CallSites:
         # a line -> the def line of the plain function whose own frame holds it (absent: a
         # line of another kind of frame, or of several)
         self._function_of: dict[int, int] = {}
+        # the same for plain methods, and each one's def line -> the lines of its calls
+        self._method_of: dict[int, int] = {}
+        self._method_calls: dict[int, set[int]] = {}
         self._calls: dict[int, frozenset[int]] = {}  # a plain function's def line -> call lines
         # a line -> the first lines of the frames a step into from it can enter (None: not
         # known, the code has frames that can be entered from lines it does not name)
@@ -80,6 +83,7 @@ class CallSites:
         if _reaches_names_dynamically(tree):
             return
         plain = _plain_functions(tree)
+        methods = _plain_methods(tree)
         calls: dict[str, set[int]] = {name: set() for name in plain}
         callees = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
         for node in ast.walk(tree):
@@ -106,6 +110,7 @@ class CallSites:
         self.builtins_kept = _BUILTINS - set(bound_names(tree))
         owner = _owners(tree)
         self._own_lines(owner, {plain[name].lineno for name in calls})
+        self._method_lines(tree, owner, methods)
         self._calling = _surely_calling(tree, owner)
         self._entering = _surely_entering(tree, owner)
         if _frames_opened_only_where_written(tree, set(calls)):
@@ -151,15 +156,38 @@ class CallSites:
 
     def returning_to(self, lines: Iterable[int]) -> frozenset[int] | None:
         """The lines that can have called the frame a return on one of ``lines`` leaves (the
-        caller stands on one of them); None if a line is not in a plain function's own frame."""
+        caller stands on one of them); None if a line is not in the own frame of a plain
+        function or of a plain method (:func:`_plain_methods`)."""
         found: set[int] = set()
         lines = list(lines)
         for line in lines:
             function = self._function_of.get(line)
-            if function is None:
+            if function is not None:
+                found |= self._calls[function]
+            elif line in self._method_of:
+                found |= self._method_calls[self._method_of[line]]
+            else:
                 return None
-            found |= self._calls[function]
         return frozenset(found) if lines else None
+
+    def _method_lines(
+        self, tree: ast.Module, owner: dict[int, ast.AST], methods: dict[str, ast.FunctionDef]
+    ) -> None:
+        """Map each line of a plain method's own frame to its ``def`` line, and the method to
+        the lines of its calls (every call of an attribute of its name: ``box.get(...)``)."""
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+                continue
+            method = methods.get(node.func.attr)
+            if method is not None:
+                lines = self._method_calls.setdefault(method.lineno, set())
+                lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+        for line, scope in owner.items():
+            if not isinstance(scope, ast.FunctionDef) or methods.get(scope.name) is not scope:
+                continue
+            self._method_calls.setdefault(scope.lineno, set())
+            if line >= scope.body[0].lineno > scope.lineno:
+                self._method_of[line] = scope.lineno
 
     def _own_lines(self, owner: dict[int, ast.AST], functions: set[int]) -> None:
         """Map each line to the plain function whose own frame holds it (``owner``: see
@@ -262,6 +290,60 @@ def _plain_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
         if not _yields(only):
             plain[name] = only
     return plain
+
+
+# Method names Python's own code calls on objects handed to it (files, mappings, generators,
+# context managers): a method of such a name can be called from a line that does not name it.
+_DUCK_TYPED = frozenset(
+    {"write", "writelines", "read", "readline", "readlines", "readinto", "flush", "close",
+     "fileno", "seek", "tell", "truncate", "isatty", "readable", "writable", "seekable",
+     "keys", "send", "throw", "default"}
+)  # fmt: skip
+_BY_NAME_STRING = frozenset({"methodcaller", "attrgetter"})
+_CLASS_DECORATORS = frozenset({"dataclass"})  # decorators that call no method of the class
+
+
+def _plain_methods(tree: ast.Module) -> dict[str, ast.FunctionDef]:
+    """Methods, by name, that only a call of an attribute of their name can run: an undecorated
+    non-generator ``def`` in the body of a class ``type`` makes (:func:`plain_classes`,
+    undecorated or a dataclass), not a dunder nor a name Python calls on objects handed to it
+    (:data:`_DUCK_TYPED`), the only ``def`` or ``class`` of its name, and that name never used
+    but as the attribute a call calls (never passed, stored, bound or named bare)."""
+    if any(name in _BY_NAME_STRING for node in ast.walk(tree) for name in _names_used(node)):
+        return {}  # ``methodcaller("get")`` calls a method its code names in a string
+    plain = plain_classes(tree)
+    defined: Counter[str] = Counter()
+    candidates: dict[str, ast.FunctionDef] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined[node.name] += 1
+        if not isinstance(node, ast.ClassDef) or first_line(node) not in plain:
+            continue
+        if not all(_decorator_name(d) in _CLASS_DECORATORS for d in node.decorator_list):
+            continue
+        for child in node.body:
+            if not isinstance(child, ast.FunctionDef) or child.decorator_list:
+                continue
+            name = child.name
+            dunder = name.startswith("__") and name.endswith("__")
+            if not dunder and name not in _DUCK_TYPED and not _yields(child):
+                candidates[name] = child
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and id(node) in called:
+            continue  # ``box.get(...)``: a call of the method
+        for name in _names_used(node):
+            candidates.pop(name, None)  # used otherwise: it may be called from anywhere
+    return {name: node for name, node in candidates.items() if defined[name] == 1}
+
+
+def _decorator_name(node: ast.expr) -> str:
+    """The name a decorator ends with (``dataclass`` for ``dataclasses.dataclass(order=True)``)."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def _yields(function: ast.FunctionDef) -> bool:

@@ -45,7 +45,7 @@ def test_only_a_function_named_just_as_a_callee_has_known_call_sites() -> None:
     assert sites.returning_to([7, 8]) == {10, 12, 13, 14}
     assert sites.returning_to([4]) == {11}  # twice
     assert sites.returning_to([2]) is None  # half is passed as a value: called from anywhere
-    assert sites.returning_to([18]) is None  # a method
+    assert sites.returning_to([18]) == frozenset()  # Box.get: a method the code never calls
     assert sites.returning_to([20]) is None  # a generator
     assert sites.returning_to([12]) is None  # the comprehension's frame shares the line
     assert sites.returning_to([15]) == frozenset()  # main: called from outside the code
@@ -83,6 +83,66 @@ def test_after_a_jump_a_return_goes_on_where_the_code_calls_the_function() -> No
     first_return = seen.index(("clamp", "return", 8))
     function, kind, line = seen[first_return + 1]
     assert (function, kind) == ("main", "line") and source.lines[line - 1] in allowed
+
+
+STACK = "\n".join(
+    [
+        "class Stack:",  # 1
+        "    def __init__(self):",  # 2
+        "        self.items = []",  # 3
+        "    def push(self, v):",  # 4
+        "        self.items.append(v)",  # 5
+        "        return len(self.items)",  # 6
+        "s = Stack()",  # 7
+        "s.push(1)",  # 8
+        "n = s.push(",  # 9
+        "    2)",  # 10
+        "print(s.items, n)",  # 11
+    ]
+)
+
+
+def test_a_method_named_just_as_the_attribute_a_call_calls_has_known_call_sites() -> None:
+    assert CallSites(STACK).returning_to([5, 6]) == {8, 9, 10}  # its calls' lines
+    assert CallSites(STACK).returning_to([3]) is None  # a dunder: Python calls it
+    # anything else can call it from a line that does not name it, or reach it by a string
+    for extra in (
+        "f = s.push",
+        "print(list(map(s.push, [3])))",
+        "def push(x):\n    return x",
+        "import operator\noperator.methodcaller('push', 3)(s)",
+        "class Other(dict):\n    def push(self):\n        return 0",
+    ):
+        assert CallSites(STACK + "\n" + extra).returning_to([6]) is None, extra
+    for changed in (
+        STACK.replace("class Stack:", "class Stack(list):"),  # list's code may call it
+        STACK.replace("    def push", "    @staticmethod\n    def push"),
+        STACK.replace("push", "write"),  # print(file=...) and json.dump call write
+    ):
+        sites = CallSites(changed)
+        assert all(sites.returning_to([n]) is None for n in range(4, 9)), changed
+    dataclass = "from dataclasses import dataclass\n@dataclass\n" + STACK
+    assert CallSites(dataclass).returning_to([8]) == {10, 11, 12}
+
+
+def test_after_a_jump_into_a_method_its_return_goes_on_after_a_call_of_it() -> None:
+    """A breakpoint jump into Stack.push skipped its call; after the return the caller goes
+    on after a line that calls it, never on the method's own lines, as the real run does."""
+    flow, source = LineFlow(STACK), SourceMap(STACK)
+    states = (
+        State(kind=StateKind.CALL, src="class Stack:", locals={}),
+        State(kind=StateKind.LINE, src="        return len(self.items)", locals={"v": "1"}),
+        State(kind=StateKind.RETURN, src="        return len(self.items)", value="1"),
+    )
+    jump = Action(kind=ActionKind.BREAKPOINT, target="        return len(self.items)")
+    into = Action(kind=ActionKind.STEP_INTO)
+    allowed = expect(flow, source, states, (jump, into), into).lines[StateKind.LINE]
+    assert "n = s.push(" in allowed and "print(s.items, n)" in allowed
+    assert not allowed & {"        return len(self.items)", "        self.items.append(v)"}
+    program = Program(path="stack.py", source=STACK)
+    seen = [(e.kind, e.line) for e in record(program, TRACE_LIMITS).events]
+    after = seen[seen.index(("return", 6)) + 1]
+    assert after[0] == "line" and source.lines[after[1] - 1] in allowed
 
 
 PLAIN = "\n".join(
