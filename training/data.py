@@ -178,6 +178,7 @@ class DataStats:
     dropped_benchmarks: Counter = field(default_factory=Counter)  # per benchmark matched
     dropped_seen: int = 0  # programs already in the data given as ``exclude``
     untraceable: int = 0
+    plain_names: int = 0  # drills renamed to plain names (training/programs/plain_names.py)
     # candidates that failed a check: repo calls, drills and everyday scripts (redrawn)
     rejected: Counter = field(default_factory=Counter)
     dropped_cruxeval_origins: Counter = field(default_factory=Counter)
@@ -292,6 +293,7 @@ def _programs(job: Job, stats: DataStats) -> list[TrainingProgram]:
         offset, make = SEEDED_SOURCES[job.kind]
         programs, tally = make(seed + offset, job.count, job.spec.functions)
         stats.rejected.update({k: v for k, v in tally.items() if not k.startswith("kept")})
+        stats.plain_names += tally["kept plain names"]
         return programs
     kept = []
     for candidate in job.candidates:  # spares included: stop once the chunk is full

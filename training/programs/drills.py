@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import drill_values as values
+from . import plain_names
 from .base import TrainingProgram
 from .drill_catalog import ELEMENTS, OWNERS, fill, ops_of, receiver
 from .split import Side, on_side
@@ -861,10 +862,33 @@ def drill_programs(
     rng = random.Random(seed)
     stats: Counter[str] = Counter()
     families = families_on_side(side)
-    return [_one(rng, families, stats) for _ in range(count)], stats
+    plain = side != "heldout"  # the held-out drill sets stay as they were made
+    return [_one(rng, families, stats, plain) for _ in range(count)], stats
 
 
-def _one(rng: random.Random, families: tuple[Family, ...], stats: Counter[str]) -> TrainingProgram:
+def _plain_sometimes(
+    program: TrainingProgram, rng: random.Random, family: Family, stats: Counter[str]
+) -> TrainingProgram:
+    """``program``, or for a share of the drills the same drill with plain names
+    (:mod:`.plain_names`) where it still runs as its family means."""
+    if rng.random() >= plain_names.SHARE:
+        return program
+    renamed = plain_names.plainly_named(program, rng)
+    if renamed is None:
+        return program
+    verdict = check_program(
+        renamed.source, renamed.entry, expect_error=family.expect_error, min_lines=MIN_LINES
+    )
+    if not verdict.ok:
+        stats["plain names refused (kept its own)"] += 1
+        return program
+    stats["kept plain names"] += 1
+    return renamed
+
+
+def _one(
+    rng: random.Random, families: tuple[Family, ...], stats: Counter[str], plain: bool
+) -> TrainingProgram:
     for _ in range(MAX_FAMILY_DRAWS):
         family = rng.choice(families)
         for _ in range(DRILL_ATTEMPTS):
@@ -878,6 +902,7 @@ def _one(rng: random.Random, families: tuple[Family, ...], stats: Counter[str]) 
             )
             if verdict.ok:
                 stats["kept drill"] += 1
-                return TrainingProgram(drill.source, drill.entry, family.origin)
+                program = TrainingProgram(drill.source, drill.entry, family.origin)
+                return _plain_sometimes(program, rng, family, stats) if plain else program
             stats[f"rejected drill: {verdict.reason.split(':')[0]}"] += 1
     raise RuntimeError(f"no valid drill after {MAX_FAMILY_DRAWS} families")
