@@ -175,13 +175,24 @@ class LineFlow:
     def enclosing_withs(self, lines: Iterable[int]) -> frozenset[int]:
         """The lines of the ``with`` statements whose bodies hold any of ``lines``: a frame
         that ends by an exception there calls each one's ``__exit__`` on its own line."""
+        heads = self._withs_around()
+        return frozenset(h for line in lines for h in heads.get(line, ()))
+
+    def with_bodies(self, heads: Iterable[int]) -> frozenset[int]:
+        """The lines of the bodies of the ``with`` statements on ``heads`` (none for other
+        lines)."""
+        wanted = set(heads)
+        return frozenset(line for line, on in self._withs_around().items() if on & wanted)
+
+    def _withs_around(self) -> dict[int, set[int]]:
+        """A line -> the lines of the ``with`` statements whose bodies hold it."""
         if self._with_heads is None:
             self._with_heads = {}
             for node in ast.walk(self._tree) if self._tree is not None else ():
                 if isinstance(node, ast.With | ast.AsyncWith) and node.body:
                     for line in range(node.body[0].lineno, (node.end_lineno or 0) + 1):
                         self._with_heads.setdefault(line, set()).add(node.lineno)
-        return frozenset(h for line in lines for h in self._with_heads.get(line, ()))
+        return self._with_heads
 
     def module_only(self, line: int) -> bool:
         """Whether only the module's own code has instructions on ``line``: its line events
@@ -1572,8 +1583,11 @@ def _expect_forward(
         if action.kind not in _STEPS:
             return Expected(lines, diff=False, names=names, call_names=call_names)
         lines.update(_lines_after(flow, source, callers, normally=True))
-        if callers:  # the caller raises or returns at once only on the call's own line
-            lines[StateKind.RETURN] = lines[StateKind.EXCEPTION] = _texts(source, callers)
+        if callers:  # the caller raises or returns at once only on the call's own line,
+            # or, from a ``with`` line whose ``__exit__`` passed an exception on, on the line
+            # in its body that raised it, where Python places the frame again
+            ending = [*callers, *flow.with_bodies(callers)]
+            lines[StateKind.RETURN] = lines[StateKind.EXCEPTION] = _texts(source, ending)
         required = _required_after(flow, callers, names, normally=True)
         receiver = _handed_back(flow, source, returning, callers)
         fixed: dict[str, str] = {}
@@ -1858,15 +1872,18 @@ def _handed_back(
 def _seen(
     source: SourceMap, states: tuple[State, ...], actions: tuple[Action, ...]
 ) -> Located | None:
-    """Where the history places the last state and its frames (see
-    :class:`~neural_debugger.protocol.source_map.LineTracker`); None after a breakpoint
-    jump, whose frames in between are guessed from the code, not seen."""
-    if any(a.kind is ActionKind.BREAKPOINT for a in actions):
-        return None
+    """Where the history places the last state and the frames it saw open (see
+    :class:`~neural_debugger.protocol.source_map.LineTracker`). A breakpoint jump's frames
+    below the one it lands in are guessed from the code, not seen: after a jump the history
+    is followed from its last landing, whose frame is then the outermost one known, and the
+    frames its steps opened since have callers the history saw (``__enter__`` called from the
+    ``with`` line a breakpoint stopped on)."""
+    jumps = [k for k, action in enumerate(actions) if action.kind is ActionKind.BREAKPOINT]
+    start = jumps[-1] + 1 if jumps else 0
     tracker = LineTracker(source)
     located = None
-    for index, state in enumerate(states):
-        located = tracker.locate(state, actions[index - 1] if index else None)
+    for index in range(start, len(states)):
+        located = tracker.locate(states[index], actions[index - 1] if index > start else None)
     return located
 
 

@@ -323,3 +323,47 @@ def test_a_call_nothing_can_raise_before_is_entered() -> None:
             assert after.kind == "call", (before, after)
             checked += 1
     assert checked == 3  # lines 4, 5 and 16; main(3) ends raising on line 6
+
+
+TAG = "\n".join(
+    [
+        "class Tag:",  # 1
+        "    def __init__(self, name):",  # 2
+        "        self.name = name",  # 3
+        "    def __enter__(self):",  # 4
+        "        return self.name",  # 5
+        "    def __exit__(self, *exc):",  # 6
+        "        return False",  # 7
+        "with Tag('t') as name:",  # 8
+        "    if name == 't':",  # 9
+        "        raise ValueError(name)",  # 10
+        "print(name)",  # 11
+    ]
+)
+
+
+def test_after_a_jump_frames_its_steps_opened_return_to_lines_the_history_saw() -> None:
+    """A breakpoint stopped on the ``with`` line, then steps went into ``Tag``'s methods:
+    their caller is the frame the jump landed in, on that line, so after ``__enter__``
+    returns, the caller returns or raises only there (or, once ``__exit__`` passed an
+    exception on, on the body's line that raised it, as Python places it)."""
+    flow, source = LineFlow(TAG), SourceMap(TAG)
+    into = Action(kind=ActionKind.STEP_INTO)
+    jump = Action(kind=ActionKind.BREAKPOINT, target="with Tag('t') as name:")
+    states = (
+        State(kind=StateKind.CALL, src="class Tag:", locals={}),
+        State(kind=StateKind.LINE, src="with Tag('t') as name:", locals={"Tag": "<class>"}),
+        State(kind=StateKind.CALL, src="    def __enter__(self):", locals={"self": "<Tag>"}),
+        State(kind=StateKind.LINE, src="        return self.name", locals={}, diff=True),
+        State(kind=StateKind.RETURN, src="        return self.name", value="'t'"),
+    )
+    after = expect(flow, source, states, (jump, into, into, into), into)
+    body = {"    if name == 't':", "        raise ValueError(name)"}
+    assert after.lines[StateKind.RETURN] == {"with Tag('t') as name:", *body}
+    # the body's first line, or past the block once __exit__ ran; never a method's line
+    assert after.lines[StateKind.LINE] == {"    if name == 't':", "print(name)"}
+    program = Program(path="tag.py", source=TAG)
+    seen = [(e.kind, e.line) for e in record(program, TRACE_LIMITS).events]
+    assert seen[seen.index(("return", 5)) + 1] == ("line", 9)
+    # the body raised; __exit__ returned False; the module frame returns on the raise line
+    assert seen[seen.index(("return", 7)) + 1] == ("return", 10)
