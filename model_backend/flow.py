@@ -1588,6 +1588,10 @@ def _expect_forward(
             # in its body that raised it, where Python places the frame again
             ending = [*callers, *flow.with_bodies(callers)]
             lines[StateKind.RETURN] = lines[StateKind.EXCEPTION] = _texts(source, ending)
+            if _entered_with(flow, source, returning, callers):  # the body's first line next
+                firsts = [min(flow.with_bodies([n])) for n in callers]
+                lines[StateKind.LINE] = _texts(source, firsts)
+                lines[StateKind.RETURN] = frozenset()
         required = _required_after(flow, callers, names, normally=True)
         receiver = _handed_back(flow, source, returning, callers)
         fixed: dict[str, str] = {}
@@ -1813,6 +1817,17 @@ def _expect_backward(
                 lines, diff=False, names=names, call_names=call_names, required=required
             )
     return Expected(starts, call_names=call_names)
+
+
+def _entered_with(
+    flow: LineFlow, source: SourceMap, returning: list[int], callers: list[int]
+) -> bool:
+    """Whether the last state is an ``__enter__``'s return to a ``with`` line: every line it
+    may return from is in a function of that name, every line its caller may stand on heads
+    a ``with`` block. The block's body (a line at least) runs before the frame can return."""
+    scopes = [source.scope_of(n) for n in returning]
+    entering = bool(scopes) and all(s is not None and s.name == "__enter__" for s in scopes)
+    return entering and all(flow.with_bodies([n]) for n in callers)
 
 
 def _lines_after(

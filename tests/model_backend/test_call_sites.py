@@ -344,9 +344,34 @@ TAG = "\n".join(
 
 def test_after_a_jump_frames_its_steps_opened_return_to_lines_the_history_saw() -> None:
     """A breakpoint stopped on the ``with`` line, then steps went into ``Tag``'s methods:
-    their caller is the frame the jump landed in, on that line, so after ``__enter__``
+    their caller is the frame the jump landed in, on that line, so after ``__init__``
     returns, the caller returns or raises only there (or, once ``__exit__`` passed an
     exception on, on the body's line that raised it, as Python places it)."""
+    flow, source = LineFlow(TAG), SourceMap(TAG)
+    into = Action(kind=ActionKind.STEP_INTO)
+    jump = Action(kind=ActionKind.BREAKPOINT, target="with Tag('t') as name:")
+    states = (
+        State(kind=StateKind.CALL, src="class Tag:", locals={}),
+        State(kind=StateKind.LINE, src="with Tag('t') as name:", locals={"Tag": "<class>"}),
+        State(kind=StateKind.CALL, src="    def __init__(self, name):", locals={"name": "'t'"}),
+        State(kind=StateKind.LINE, src="        self.name = name", locals={}, diff=True),
+        State(kind=StateKind.RETURN, src="        self.name = name", value="None"),
+    )
+    after = expect(flow, source, states, (jump, into, into, into), into)
+    body = {"    if name == 't':", "        raise ValueError(name)"}
+    assert after.lines[StateKind.RETURN] == {"with Tag('t') as name:", *body}
+    assert not after.lines[StateKind.LINE] & {"        self.name = name", "        return False"}
+    program = Program(path="tag.py", source=TAG)
+    seen = [(e.kind, e.line) for e in record(program, TRACE_LIMITS).events]
+    assert seen[seen.index(("return", 3)) + 1] == ("call", 4)  # then __enter__
+    assert seen[seen.index(("return", 5)) + 1] == ("line", 9)  # the body's first line
+    # the body raised; __exit__ returned False; the module frame returns on the raise line
+    assert seen[seen.index(("return", 7)) + 1] == ("return", 10)
+
+
+def test_after_enter_returns_to_its_with_line_the_body_runs_first() -> None:
+    """``__enter__`` returned to the ``with`` line the history saw: the next line is the
+    body's first, never past the block, and the frame cannot return before it."""
     flow, source = LineFlow(TAG), SourceMap(TAG)
     into = Action(kind=ActionKind.STEP_INTO)
     jump = Action(kind=ActionKind.BREAKPOINT, target="with Tag('t') as name:")
@@ -358,12 +383,15 @@ def test_after_a_jump_frames_its_steps_opened_return_to_lines_the_history_saw() 
         State(kind=StateKind.RETURN, src="        return self.name", value="'t'"),
     )
     after = expect(flow, source, states, (jump, into, into, into), into)
-    body = {"    if name == 't':", "        raise ValueError(name)"}
-    assert after.lines[StateKind.RETURN] == {"with Tag('t') as name:", *body}
-    # the body's first line, or past the block once __exit__ ran; never a method's line
-    assert after.lines[StateKind.LINE] == {"    if name == 't':", "print(name)"}
-    program = Program(path="tag.py", source=TAG)
-    seen = [(e.kind, e.line) for e in record(program, TRACE_LIMITS).events]
-    assert seen[seen.index(("return", 5)) + 1] == ("line", 9)
-    # the body raised; __exit__ returned False; the module frame returns on the raise line
-    assert seen[seen.index(("return", 7)) + 1] == ("return", 10)
+    assert after.lines[StateKind.LINE] == {"    if name == 't':"}
+    assert after.lines[StateKind.RETURN] == frozenset()
+    # __exit__'s return to the same line: past the block, or a return on the raising line
+    exiting = (
+        *states[:2],
+        State(kind=StateKind.CALL, src="    def __exit__(self, *exc):", locals={"self": "<T>"}),
+        State(kind=StateKind.LINE, src="        return False", locals={}, diff=True),
+        State(kind=StateKind.RETURN, src="        return False", value="False"),
+    )
+    after = expect(flow, source, exiting, (jump, into, into, into), into)
+    assert "        raise ValueError(name)" in after.lines[StateKind.RETURN]
+    assert "print(name)" in after.lines[StateKind.LINE]
