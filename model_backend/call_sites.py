@@ -83,9 +83,9 @@ class CallSites:
         if _reaches_names_dynamically(tree):
             return
         plain = _plain_functions(tree)
-        methods = _plain_methods(tree)
-        calls: dict[str, set[int]] = {name: set() for name in plain}
         callees = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        methods = _plain_methods(tree, callees)
+        calls: dict[str, set[int]] = {name: set() for name in plain}
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and id(node) in callees:
                 continue  # a call by name: counted below, with its call's lines
@@ -303,12 +303,13 @@ _BY_NAME_STRING = frozenset({"methodcaller", "attrgetter"})
 _CLASS_DECORATORS = frozenset({"dataclass"})  # decorators that call no method of the class
 
 
-def _plain_methods(tree: ast.Module) -> dict[str, ast.FunctionDef]:
+def _plain_methods(tree: ast.Module, callees: set[int]) -> dict[str, ast.FunctionDef]:
     """Methods, by name, that only a call of an attribute of their name can run: an undecorated
     non-generator ``def`` in the body of a class ``type`` makes (:func:`plain_classes`,
     undecorated or a dataclass), not a dunder nor a name Python calls on objects handed to it
     (:data:`_DUCK_TYPED`), the only ``def`` or ``class`` of its name, and that name never used
-    but as the attribute a call calls (never passed, stored, bound or named bare)."""
+    but as the attribute a call calls (never passed, stored, bound or named bare).
+    ``callees``: the ids of the nodes the code's calls call."""
     if any(name in _BY_NAME_STRING for node in ast.walk(tree) for name in _names_used(node)):
         return {}  # ``methodcaller("get")`` calls a method its code names in a string
     plain = plain_classes(tree)
@@ -328,9 +329,8 @@ def _plain_methods(tree: ast.Module) -> dict[str, ast.FunctionDef]:
             dunder = name.startswith("__") and name.endswith("__")
             if not dunder and name not in _DUCK_TYPED and not _yields(child):
                 candidates[name] = child
-    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and id(node) in called:
+        if isinstance(node, ast.Attribute) and id(node) in callees:
             continue  # ``box.get(...)``: a call of the method
         for name in _names_used(node):
             candidates.pop(name, None)  # used otherwise: it may be called from anywhere

@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 
 from neural_debugger.model_backend.call_sites import CallSites
-from neural_debugger.model_backend.flow import LineFlow, expect
+from neural_debugger.model_backend.flow import Expected, LineFlow, expect
 from neural_debugger.protocol import Action, ActionKind, State, StateKind
 from neural_debugger.protocol.source_map import SourceMap
 from neural_debugger.tracer.program import Program
@@ -342,22 +342,28 @@ TAG = "\n".join(
 )
 
 
-def test_after_a_jump_frames_its_steps_opened_return_to_lines_the_history_saw() -> None:
-    """A breakpoint stopped on the ``with`` line, then steps went into ``Tag``'s methods:
-    their caller is the frame the jump landed in, on that line, so after ``__init__``
-    returns, the caller returns or raises only there (or, once ``__exit__`` passed an
-    exception on, on the body's line that raised it, as Python places it)."""
-    flow, source = LineFlow(TAG), SourceMap(TAG)
+def _after_tag_method(header: str, line: str, value: str) -> Expected:
+    """What a step into may show after a breakpoint stopped on TAG's ``with`` line and steps
+    then ran one of ``Tag``'s methods (its ``def`` line ``header``, body ``line``) to its
+    return of ``value``."""
     into = Action(kind=ActionKind.STEP_INTO)
     jump = Action(kind=ActionKind.BREAKPOINT, target="with Tag('t') as name:")
     states = (
         State(kind=StateKind.CALL, src="class Tag:", locals={}),
         State(kind=StateKind.LINE, src="with Tag('t') as name:", locals={"Tag": "<class>"}),
-        State(kind=StateKind.CALL, src="    def __init__(self, name):", locals={"name": "'t'"}),
-        State(kind=StateKind.LINE, src="        self.name = name", locals={}, diff=True),
-        State(kind=StateKind.RETURN, src="        self.name = name", value="None"),
+        State(kind=StateKind.CALL, src=header, locals={"self": "<Tag>"}),
+        State(kind=StateKind.LINE, src=line, locals={}, diff=True),
+        State(kind=StateKind.RETURN, src=line, value=value),
     )
-    after = expect(flow, source, states, (jump, into, into, into), into)
+    return expect(LineFlow(TAG), SourceMap(TAG), states, (jump, into, into, into), into)
+
+
+def test_after_a_jump_frames_its_steps_opened_return_to_lines_the_history_saw() -> None:
+    """A breakpoint stopped on the ``with`` line, then steps went into ``Tag``'s methods:
+    their caller is the frame the jump landed in, on that line, so after ``__init__``
+    returns, the caller returns or raises only there (or, once ``__exit__`` passed an
+    exception on, on the body's line that raised it, as Python places it)."""
+    after = _after_tag_method("    def __init__(self, name):", "        self.name = name", "None")
     body = {"    if name == 't':", "        raise ValueError(name)"}
     assert after.lines[StateKind.RETURN] == {"with Tag('t') as name:", *body}
     assert not after.lines[StateKind.LINE] & {"        self.name = name", "        return False"}
@@ -372,26 +378,10 @@ def test_after_a_jump_frames_its_steps_opened_return_to_lines_the_history_saw() 
 def test_after_enter_returns_to_its_with_line_the_body_runs_first() -> None:
     """``__enter__`` returned to the ``with`` line the history saw: the next line is the
     body's first, never past the block, and the frame cannot return before it."""
-    flow, source = LineFlow(TAG), SourceMap(TAG)
-    into = Action(kind=ActionKind.STEP_INTO)
-    jump = Action(kind=ActionKind.BREAKPOINT, target="with Tag('t') as name:")
-    states = (
-        State(kind=StateKind.CALL, src="class Tag:", locals={}),
-        State(kind=StateKind.LINE, src="with Tag('t') as name:", locals={"Tag": "<class>"}),
-        State(kind=StateKind.CALL, src="    def __enter__(self):", locals={"self": "<Tag>"}),
-        State(kind=StateKind.LINE, src="        return self.name", locals={}, diff=True),
-        State(kind=StateKind.RETURN, src="        return self.name", value="'t'"),
-    )
-    after = expect(flow, source, states, (jump, into, into, into), into)
+    after = _after_tag_method("    def __enter__(self):", "        return self.name", "'t'")
     assert after.lines[StateKind.LINE] == {"    if name == 't':"}
     assert after.lines[StateKind.RETURN] == frozenset()
     # __exit__'s return to the same line: past the block, or a return on the raising line
-    exiting = (
-        *states[:2],
-        State(kind=StateKind.CALL, src="    def __exit__(self, *exc):", locals={"self": "<T>"}),
-        State(kind=StateKind.LINE, src="        return False", locals={}, diff=True),
-        State(kind=StateKind.RETURN, src="        return False", value="False"),
-    )
-    after = expect(flow, source, exiting, (jump, into, into, into), into)
+    after = _after_tag_method("    def __exit__(self, *exc):", "        return False", "False")
     assert "        raise ValueError(name)" in after.lines[StateKind.RETURN]
     assert "print(name)" in after.lines[StateKind.LINE]
