@@ -59,6 +59,8 @@ class CallSites:
         # the same for plain methods, and each one's def line -> the lines of its calls
         self._method_of: dict[int, int] = {}
         self._method_calls: dict[int, set[int]] = {}
+        # a line of a class body's own frame -> the lines of its ``class`` statement's header
+        self._class_header: dict[int, frozenset[int]] = {}
         self._calls: dict[int, frozenset[int]] = {}  # a plain function's def line -> call lines
         # a line -> the first lines of the frames a step into from it can enter (None: not
         # known, the code has frames that can be entered from lines it does not name)
@@ -74,6 +76,8 @@ class CallSites:
         self.functions: dict[int, ast.FunctionDef] = {}
         self.sites: dict[int, list[tuple[ast.Call, frozenset[int], ast.stmt]]] = {}
         self.builtins_kept: frozenset[str] = frozenset()
+        # the lines on which one comprehension starts and no other frame's code does
+        self.lone_comprehensions: frozenset[int] = frozenset()
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -111,10 +115,18 @@ class CallSites:
         owner = _owners(tree)
         self._own_lines(owner, {plain[name].lineno for name in calls})
         self._method_lines(tree, owner, methods)
+        self._init_lines(owner, _plain_inits(tree, callees))
+        self._class_header = _class_body_lines(tree)
         self._calling = _surely_calling(tree, owner)
         self._entering = _surely_entering(tree, owner)
         if _frames_opened_only_where_written(tree, set(calls)):
             self._entered = _entered_by_line(tree, {n: plain[n].lineno for n in calls})
+            starting = Counter(n.lineno for n in ast.walk(tree) if isinstance(n, _SCOPES))
+            self.lone_comprehensions = frozenset(
+                n.lineno
+                for n in ast.walk(tree)
+                if isinstance(n, _COMPREHENSIONS) and starting[n.lineno] == 1
+            )
 
     def entered_from(self, lines: Iterable[int]) -> frozenset[int] | None:
         """The first lines of the frames a step into from one of ``lines`` can enter (empty:
@@ -157,7 +169,8 @@ class CallSites:
     def returning_to(self, lines: Iterable[int]) -> frozenset[int] | None:
         """The lines that can have called the frame a return on one of ``lines`` leaves (the
         caller stands on one of them); None if a line is not in the own frame of a plain
-        function or of a plain method (:func:`_plain_methods`)."""
+        function, of a plain method (:func:`_plain_methods`) or of a class body (which only
+        its ``class`` statement runs: :func:`_class_body_lines`)."""
         found: set[int] = set()
         lines = list(lines)
         for line in lines:
@@ -166,6 +179,8 @@ class CallSites:
                 found |= self._calls[function]
             elif line in self._method_of:
                 found |= self._method_calls[self._method_of[line]]
+            elif line in self._class_header:
+                found |= self._class_header[line]
             else:
                 return None
         return frozenset(found) if lines else None
@@ -189,6 +204,17 @@ class CallSites:
             if line >= scope.body[0].lineno > scope.lineno:
                 self._method_of[line] = scope.lineno
 
+    def _init_lines(self, owner: dict[int, ast.AST], inits: dict[int, set[int]]) -> None:
+        """Map each line of a plain ``__init__``'s own frame to its ``def`` line, and the
+        method to the lines that can call it (:func:`_plain_inits`)."""
+        for def_line, calls in inits.items():
+            self._method_calls[def_line] = set(calls)
+        for line, scope in owner.items():
+            if not isinstance(scope, ast.FunctionDef) or scope.lineno not in inits:
+                continue
+            if line >= scope.body[0].lineno > scope.lineno:
+                self._method_of[line] = scope.lineno
+
     def _own_lines(self, owner: dict[int, ast.AST], functions: set[int]) -> None:
         """Map each line to the plain function whose own frame holds it (``owner``: see
         :func:`_owners`): a line of its body, not of its header (the ``def`` line, defaults
@@ -198,6 +224,32 @@ class CallSites:
                 continue
             if line >= scope.body[0].lineno > scope.lineno:
                 self._function_of[line] = scope.lineno
+
+
+def _class_body_lines(tree: ast.Module) -> dict[int, frozenset[int]]:
+    """Each line a class body's own frame can stand on, mapped to the lines of its ``class``
+    statement's header (decorators, the ``class`` line, its bases), where the frame that runs
+    the statement stands while the body runs: Python runs a class body only from there. A line
+    where another frame's code lies too (a method's body, a lambda, a comprehension) is left
+    out, as a return there may be that frame's."""
+    others: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            others.update(range(node.body[0].lineno, (node.end_lineno or node.lineno) + 1))
+        elif isinstance(node, (ast.Lambda, ast.GeneratorExp, *_COMPREHENSIONS)):
+            others.update(_span(node))
+    found: dict[int, frozenset[int]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        header = frozenset(range(first_line(node), node.body[0].lineno))
+        for statement in node.body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                own = range(first_line(statement), statement.body[0].lineno)  # its header
+            else:
+                own = range(statement.lineno, (statement.end_lineno or statement.lineno) + 1)
+            found.update((line, header) for line in own if line not in others)
+    return found
 
 
 def _owners(tree: ast.Module) -> dict[int, ast.AST]:
@@ -335,6 +387,175 @@ def _plain_methods(tree: ast.Module, callees: set[int]) -> dict[str, ast.Functio
         for name in _names_used(node):
             candidates.pop(name, None)  # used otherwise: it may be called from anywhere
     return {name: node for name, node in candidates.items() if defined[name] == 1}
+
+
+# Names and attributes through which code can make an instance without naming its class
+# (``type(self)(...)``, ``self.__class__(...)``, ``dataclasses.replace(obj, ...)``; a
+# classmethod's ``cls(...)`` is found by its decorator).
+_MAKING_NAMES = frozenset({"type", "replace"})
+_MAKING_ATTRIBUTES = frozenset({"__class__", "__new__"})
+
+
+def _plain_inits(tree: ast.Module, callees: set[int]) -> dict[int, set[int]]:
+    """The ``__init__`` methods only a call of their class by name can run, by ``def`` line,
+    each with the lines that can call it.
+
+    Python runs ``C.__init__`` when ``C`` (or a subclass that defines none of its own) is
+    called, ``raise C`` included, and from ``super().__init__(...)`` or ``B.__init__(self)``.
+    So for an undecorated ``__init__`` of a class ``type`` makes (:func:`plain_classes`), whose
+    subclasses are such classes too, and whose name and theirs the code uses only as a call's
+    callee, a base, an ``except`` clause's type, ``raise``'s class, an annotation or
+    ``isinstance``'s class (never passed, stored or rebound), these are every line of a call
+    of one of those classes and every line of a call of an attribute ``__init__``. Code that
+    can make instances another way (``type(self)(...)``, ``dataclasses.replace``, a
+    classmethod's ``cls(...)``) gives none.
+    ``callees``: the ids of the nodes the code's calls call."""
+    if _makes_instances_unnamed(tree):
+        return {}
+    allowed = set(callees)
+    raised: dict[str, set[int]] = {}
+    for node in ast.walk(tree):
+        kept: list[ast.AST | None] = []
+        if isinstance(node, ast.ClassDef):
+            kept = list(node.bases)
+        elif isinstance(node, ast.ExceptHandler):
+            kept = [node.type]
+        elif isinstance(node, (ast.arg, ast.AnnAssign)):
+            kept = [node.annotation]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            kept = [node.returns]
+        elif isinstance(node, ast.Call) and _is_type_check(node):
+            kept = [node.args[1]]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "__init__":  # ``Base.__init__(self)``: counted below
+                kept = [node.func.value]
+        elif isinstance(node, ast.Raise) and isinstance(node.exc, ast.Name):
+            span = range(node.lineno, (node.end_lineno or node.lineno) + 1)
+            raised.setdefault(node.exc.id, set()).update(span)
+            kept = [node.exc]
+        allowed.update(id(n) for k in kept if k is not None for n in ast.walk(k))
+    spoiled = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in allowed}
+    spoiled.update(
+        name
+        for node in ast.walk(tree)
+        if not isinstance(node, (ast.Name, ast.Attribute))
+        for name in _names_used(node)
+    )  # a parameter, an import or a ``global`` of the name
+    classes = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+    defined = Counter(
+        node.name
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    )
+    plain = plain_classes(tree)
+    init_calls = {
+        line
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        if node.func.attr == "__init__"
+        for line in _span(node)
+    }
+    found: dict[int, set[int]] = {}
+    for node in classes:
+        init = _own_init(node)
+        if init is None:
+            continue
+        makers = _makers(node, classes)  # the classes whose call runs this __init__
+        family = _family(node, classes)
+        clean = all(
+            first_line(c) in plain
+            and defined[c.name] == 1
+            and c.name not in spoiled
+            and all(_decorator_name(d) in _CLASS_DECORATORS for d in c.decorator_list)
+            for c in family
+        )
+        if not clean:
+            continue
+        names = {c.name for c in makers}
+        lines = set(init_calls)
+        for call in ast.walk(tree):
+            if isinstance(call, ast.Call) and _called_name(call) in names:
+                lines.update(_span(call))
+        for name in names:
+            lines |= raised.get(name, set())
+        found[init.lineno] = lines
+    return found
+
+
+def _makes_instances_unnamed(tree: ast.Module) -> bool:
+    """Whether the code can make an instance of a class without calling it by name."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in _MAKING_NAMES:
+            return True
+        decorators = getattr(node, "decorator_list", ())
+        if any(_decorator_name(d) == "classmethod" for d in decorators):
+            return True  # its ``cls(...)``
+        if isinstance(node, ast.alias) and (node.asname or node.name) in _MAKING_NAMES:
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in _MAKING_ATTRIBUTES:
+            return True
+        if isinstance(node, ast.Attribute) and node.attr == "replace":
+            owner = node.value
+            if isinstance(owner, ast.Name) and owner.id == "dataclasses":
+                return True
+    return False
+
+
+def _own_init(node: ast.ClassDef) -> ast.FunctionDef | None:
+    """The class's own plain ``__init__`` (undecorated, not a generator), if it has one and
+    defines no ``__new__``."""
+    methods = {
+        c.name: c for c in node.body if isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+    init = methods.get("__init__")
+    if "__new__" in methods or not isinstance(init, ast.FunctionDef) or init.decorator_list:
+        return None
+    return None if _yields(init) else init
+
+
+def _subclasses(node: ast.ClassDef, classes: list[ast.ClassDef]) -> list[ast.ClassDef]:
+    """The classes of the code that name ``node`` as a base."""
+    return [
+        c for c in classes if any(isinstance(b, ast.Name) and b.id == node.name for b in c.bases)
+    ]
+
+
+def _family(node: ast.ClassDef, classes: list[ast.ClassDef]) -> list[ast.ClassDef]:
+    """``node`` and every class of the code below it."""
+    family, todo = [node], [node]
+    while todo:
+        for sub in _subclasses(todo.pop(), classes):
+            if sub not in family:
+                family.append(sub)
+                todo.append(sub)
+    return family
+
+
+def _makers(node: ast.ClassDef, classes: list[ast.ClassDef]) -> list[ast.ClassDef]:
+    """``node`` and the classes below it that inherit its ``__init__`` (define none between)."""
+    makers, todo = [node], [node]
+    while todo:
+        for sub in _subclasses(todo.pop(), classes):
+            if sub not in makers and not _defines(sub, "__init__"):
+                makers.append(sub)
+                todo.append(sub)
+    return makers
+
+
+def _defines(node: ast.ClassDef, name: str) -> bool:
+    return any(
+        isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef)) and c.name == name for c in node.body
+    )
+
+
+def _called_name(node: ast.Call) -> str:
+    """The name a call calls (empty: it calls something else, an attribute say)."""
+    return node.func.id if isinstance(node.func, ast.Name) else ""
+
+
+def _is_type_check(node: ast.Call) -> bool:
+    """``isinstance(x, C)`` or ``issubclass(x, C)``: the class is read, not called."""
+    return _called_name(node) in ("isinstance", "issubclass") and len(node.args) == 2
 
 
 def _decorator_name(node: ast.expr) -> str:

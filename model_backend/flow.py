@@ -99,7 +99,21 @@ class LineFlow:
         self.after: dict[int, set[int]] = {}  # a line -> the lines that can follow it
         # ... with no exception raised on the way (no exception event between them)
         self._after_normally: dict[int, set[int]] = {}
+        # the same in the frames that can stand on a line with a call made there: not a class
+        # body on its own first line (only its ``__module__`` and ``__qualname__`` are set
+        # there), whose next line is the body's, where the frame that ran the ``class``
+        # statement goes on past it
+        self._caller_after: dict[int, set[int]] = {}
+        self._caller_after_normally: dict[int, set[int]] = {}
+        # ... split by the frame's kind: a comprehension's or a lambda's (an anonymous frame,
+        # True) or a function's, a class body's or the module's (False)
+        self._kind_after: dict[tuple[bool, bool, int], set[int]] = {}  # (anonymous, normally)
         self.starts: dict[int, set[int]] = {}  # a call event's line -> the frame's first lines
+        # each code object's instructions, their lines and normal ways, for walks from a
+        # line event (:meth:`calls_before_line`); and those walks' answers by line
+        self._walks: list[tuple[list[dis.Instruction], list[int | None], list[list[int]], int]] = []
+        self._calls_before_line: dict[int, bool] = {}
+        self._unit_names: list[str] = []  # each code object's name
         # the variables each code object's frame can show (None: any), and which code objects
         # have instructions on a line or start a frame on it
         self._names: list[frozenset[str] | None] = []
@@ -292,12 +306,26 @@ class LineFlow:
             }
         return self._def_texts
 
-    def following(self, line: int, normally: bool = False) -> frozenset[int] | None:
+    def following(
+        self,
+        line: int,
+        normally: bool = False,
+        caller: bool = False,
+        anonymous: bool | None = None,
+    ) -> frozenset[int] | None:
         """Lines that can follow ``line`` in its frame (None: not known; empty: none, the frame
         only returns or raises from there). ``normally``: with no exception raised on the way
         (an exception in the frame is an event of its own, an exception state, before the
-        handler's line)."""
+        handler's line). ``caller``: in a frame a call made on ``line`` has returned to;
+        ``anonymous`` (with ``caller``): known to be a comprehension's or a lambda's frame
+        (True) or not (False)."""
         found = (self._after_normally if normally else self.after).get(line)
+        if caller:
+            found = (self._caller_after_normally if normally else self._caller_after).get(
+                line, found
+            )
+        if caller and anonymous is not None:
+            found = self._kind_after.get((anonymous, normally, line), found)
         return None if found is None else frozenset(found)
 
     def preceding(self, line: int) -> frozenset[int] | None:
@@ -312,10 +340,16 @@ class LineFlow:
             return None
         return frozenset(self._before.get(line, ()))
 
-    def following_any(self, lines: Iterable[int], normally: bool = False) -> frozenset[int] | None:
+    def following_any(
+        self,
+        lines: Iterable[int],
+        normally: bool = False,
+        caller: bool = False,
+        anonymous: bool | None = None,
+    ) -> frozenset[int] | None:
         """Lines that can follow any of ``lines`` (None: not known for one of them, or no
-        lines; ``normally``: see :meth:`following`)."""
-        return _union(lambda line: self.following(line, normally), lines)
+        lines; ``normally``, ``caller``, ``anonymous``: see :meth:`following`)."""
+        return _union(lambda line: self.following(line, normally, caller, anonymous), lines)
 
     def preceding_any(self, lines: Iterable[int]) -> frozenset[int] | None:
         """Lines any of ``lines`` can follow (None: not known for one of them)."""
@@ -365,6 +399,61 @@ class LineFlow:
         if not lines or any(n not in self.after for n in lines):
             return None
         return any(n in self._returning for n in lines)
+
+    def anonymous_on(self, lines: Iterable[int]) -> bool | None:
+        """Whether every code with instructions on ``lines`` is a comprehension's or a
+        lambda's (True), or none is (False); None where both kinds, or none, are there."""
+        kinds = {
+            self._unit_names[unit] in _ANONYMOUS
+            for line in lines
+            for unit in self._on_line.get(line, ())
+        }
+        return kinds.pop() if len(kinds) == 1 else None
+
+    def heads(self, line: int) -> bool:
+        """Whether a function's or a class's code starts on ``line`` (its ``def`` or ``class``
+        line, or its first decorator's)."""
+        return any(
+            self._unit_names[unit] not in _ANONYMOUS for unit in self._starting.get(line, ())
+        )
+
+    def calls_before_line(self, lines: Iterable[int]) -> bool:
+        """Whether a step into from a line event on any of ``lines`` (at least one) cannot show
+        another line event of the same frame next: every way from where the event fires to
+        the frame's next line passes a call of a plain function by name (:mod:`.call_sites`)
+        or of a list, set or dict comprehension, whose frame's call event comes first (ways
+        that return first, or raise, do not count). ``[square(x) for x in xs]``: in the
+        comprehension's frame each turn of the loop calls ``square`` before the line fires
+        again, and the frame may still return at the end."""
+        lines = list(lines)
+        if not lines or self._tree is None:
+            return False
+        for line in lines:
+            if line not in self._calls_before_line:
+                sure = self._sure_calls()
+                units = self._on_line.get(line, set())
+                self._calls_before_line[line] = bool(units) and all(
+                    _calls_before_line(*self._walks[unit], line, sure) for unit in units
+                )
+            if not self._calls_before_line[line]:
+                return False
+        return True
+
+    def _sure_calls(self) -> frozenset[tuple[int, int, int, int]]:
+        """The source spans of the calls that surely open a frame of the code (see
+        :meth:`calls_before_line`), as ``dis`` gives an instruction's positions."""
+        assert self._tree is not None
+        plain = {function.name for function in self.call_sites.functions.values()}
+        spans = set()
+        for node in ast.walk(self._tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                sure = node.func.id in plain
+            else:
+                sure = isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp))
+            if sure and isinstance(node, ast.expr):
+                end = (node.end_lineno or node.lineno, node.end_col_offset or 0)
+                spans.add((node.lineno, end[0], node.col_offset, end[1]))
+        return frozenset(spans)
 
     def stored_before(self, lines: Iterable[int]) -> frozenset[str] | None:
         """Variables the frame of the one function whose code alone runs on ``lines`` may
@@ -431,12 +520,18 @@ class LineFlow:
         point (its arguments and free variables, or what a resumed generator has bound)."""
         return self._bound_names(call_lines, self._starting, 1)
 
-    def return_lines(self, lines: Iterable[int], called: bool) -> frozenset[int] | None:
+    def return_lines(
+        self, lines: Iterable[int], called: bool, anonymous: bool | None = None
+    ) -> frozenset[int] | None:
         """The lines the return event of the frame standing on one of ``lines`` can show (it
         returns, or an exception leaves it, where its code has instructions); ``called``: a
-        call event stands there, where its code starts. None if no code is known there."""
+        call event stands there, where its code starts; ``anonymous``: the frame is known to be
+        a comprehension's or a lambda's (True) or not (False). None if no code is known
+        there."""
         table = self._starting if called else self._on_line
         units = set().union(*(table.get(n, set()) for n in lines))
+        if anonymous is not None:
+            units = {u for u in units if (self._unit_names[u] in _ANONYMOUS) is anonymous}
         if not units:
             return None
         starts = {n for n, on in self._starting.items() if on & units} if called else set()
@@ -634,9 +729,14 @@ class LineFlow:
         unbindable: set[str],
     ) -> None:
         instructions = list(bytecode)
+        self._walks.append(([], [], [], 0))
+        self._unit_names.append(unit.co_name)
         optimized = bool(unit.co_flags & inspect.CO_OPTIMIZED)
         named = optimized and not self._renaming
-        self._defined.append(_defined_functions(instructions, self._spoiled) if named else {})
+        parameters = frozenset(_arguments(unit))  # bound by the call, before any ``def`` runs
+        self._defined.append(
+            _defined_functions(instructions, self._spoiled | parameters) if named else {}
+        )
         self._bound.append(({}, {}) if optimized else None)
         self._surely.append(({}, {}) if optimized else None)
         if not instructions:
@@ -660,6 +760,7 @@ class LineFlow:
                     raises[k].append(handler)
         ways = [n + r for n, r in zip(normal, raises, strict=True)]
         resumes = [k for k, ins in enumerate(instructions) if ins.opname == "RESUME"] or [0]
+        self._walks[index] = (instructions, lines, normal, resumes[0])
         # Only instructions after the first RESUME fire line events: the ones up to it (cell
         # set-up, a generator's creation) run before the call event and stand on the def line,
         # which in this frame fires no line event unless its body starts on it. Without this
@@ -699,10 +800,17 @@ class LineFlow:
                 instructions, normal, raises, names, (), _NAME_STORES, _NAME_DELETES, hidden
             )
             self._surely[index] = (_surely_on_lines(surely, lines, resumes[0]), {})
+        head = unit.co_firstlineno if index != 0 and not optimized else None  # a class body's
         for line, starts in on_line.items():
-            self.after.setdefault(line, set()).update(_reached(starts, lines, ways))
-            normally = self._after_normally.setdefault(line, set())
-            normally.update(_reached(starts, lines, normal))
+            reached, normally = _reached(starts, lines, ways), _reached(starts, lines, normal)
+            self.after.setdefault(line, set()).update(reached)
+            self._after_normally.setdefault(line, set()).update(normally)
+            if line != head:
+                self._caller_after.setdefault(line, set()).update(reached)
+                self._caller_after_normally.setdefault(line, set()).update(normally)
+                anonymous = unit.co_name in _ANONYMOUS
+                self._kind_after.setdefault((anonymous, False, line), set()).update(reached)
+                self._kind_after.setdefault((anonymous, True, line), set()).update(normally)
             if _returns_first(starts, lines, normal, instructions):
                 self._returning.add(line)
             self._on_line.setdefault(line, set()).add(index)
@@ -885,6 +993,48 @@ class _Paths:
 # Instructions after which the frame's ``return`` event can come: a return, a yield, and a
 # re-raise (an exception no ``except`` of the frame matched leaves it with no new event).
 _RETURNING = frozenset({"RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE", "RERAISE"})
+
+
+_ANONYMOUS = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>", "<lambda>"})
+
+
+def _calls_before_line(
+    instructions: list[dis.Instruction],
+    lines: list[int | None],
+    normal: list[list[int]],
+    entry: int,
+    line: int,
+    sure: frozenset[tuple[int, int, int, int]],
+) -> bool:
+    """Whether every way with no exception from where ``line``'s event fires in this code
+    (an instruction reached from the frame's entry, from another line or none, or backwards:
+    see :func:`_reached`) reaches a call of ``sure`` (by its source span) before it fires a
+    line event; ways that return or yield first do not count against it. False where the
+    line fires no event here."""
+    firing = set()
+    for k, onward in enumerate(normal):
+        for j in onward:
+            fires = k == entry or lines[k] is None or lines[k] != lines[j] or j <= k
+            if lines[j] == line and fires and j > entry:
+                firing.add(j)
+    if not firing:
+        return False
+    todo: list[tuple[int, int | None]] = [(k, line) for k in firing]
+    seen = set(todo)
+    while todo:
+        k, last = todo.pop()
+        ins = instructions[k]
+        if ins.opname == "CALL" and ins.positions is not None and tuple(ins.positions) in sure:
+            continue  # the callee's call event comes first
+        for j in normal[k]:
+            target = lines[j]
+            if target is not None and (last is None or target != last or j <= k):
+                return False  # another line event (or this line's again) comes first
+            item = (j, last if target is not None else None)
+            if item not in seen:
+                seen.add(item)
+                todo.append(item)
+    return True
 
 
 def _returns_first(
@@ -1136,7 +1286,8 @@ def _defined_functions(
     made from a code object of the code (an undecorated ``def``, or ``NAME = lambda ...``),
     all with one qualified name, with the text the tracer writes for it: ``<function
     QUALNAME>``. Left out: names bound any other way (a decorator's result, an assignment, a
-    loop, ``del``) and names in ``spoiled`` (an inner function may rebind or delete them)."""
+    loop, ``del``) and names in ``spoiled`` (an inner function may rebind or delete them, or
+    the call binds them: the function's parameters)."""
     texts: dict[str, set[str]] = {}
     for k, ins in enumerate(instructions):
         if not ins.opname.startswith(_REBINDING) or not isinstance(ins.argval, str):
@@ -1557,7 +1708,10 @@ def _expect_forward(
     if action.kind is ActionKind.STEP_RETURN and last.kind in (StateKind.LINE, StateKind.CALL):
         # the frame's own return event, on a line of its code (or the run's end)
         called = last.kind is StateKind.CALL
-        own = flow.return_lines(source.by_text.get(last.src or "", []), called)
+        located = _seen(source, states, actions) if last.kind is StateKind.LINE else None
+        landed = any(a.kind is ActionKind.BREAKPOINT for a in actions)
+        anonymous = None if located is None else _anonymous_frame(flow, located, landed)
+        own = flow.return_lines(source.by_text.get(last.src or "", []), called, anonymous)
         out = {
             kind: frozenset[str]() for kind in (StateKind.CALL, StateKind.LINE, StateKind.EXCEPTION)
         }
@@ -1572,27 +1726,38 @@ def _expect_forward(
         # ``def`` line, not a lambda's or a comprehension's); after a jump, every line of its
         # text, for which the code lists the callers only if they are a plain function's own
         returning = source.by_text.get(last.src or "", [])
+        anonymous = None  # whether the caller is a comprehension's or a lambda's frame
         if callers:
             assert located is not None  # callers are where the history placed the frames
             on_def = located.named[-1:] == (True,)
             returning = [located.line] if on_def and located.line is not None else []
+            landed = any(a.kind is ActionKind.BREAKPOINT for a in actions)
+            anonymous = _anonymous_caller(flow, located, landed)
         else:  # the history did not see the call: the code may list the callers
             callers = sorted(flow.call_sites.returning_to(returning) or ())
         # the caller goes on normally: an exception after the return would be a state first
-        names = _names_after(flow, callers, normally=action.kind in _STEPS)
-        if action.kind not in _STEPS:
+        stepping = action.kind in _STEPS
+        names = _names_after(flow, callers, stepping, caller=True, anonymous=anonymous)
+        if not stepping:
             return Expected(lines, diff=False, names=names, call_names=call_names)
-        lines.update(_lines_after(flow, source, callers, normally=True))
+        lines.update(_lines_after(flow, source, callers, True, caller=True, anonymous=anonymous))
         if callers:  # the caller raises or returns at once only on the call's own line,
             # or, from a ``with`` line whose ``__exit__`` passed an exception on, on the line
             # in its body that raised it, where Python places the frame again
-            ending = [*callers, *flow.with_bodies(callers)]
-            lines[StateKind.RETURN] = lines[StateKind.EXCEPTION] = _texts(source, ending)
+            bodies = flow.with_bodies(callers)
+            lines[StateKind.EXCEPTION] = _texts(source, [*callers, *bodies])
+            # a return with no exception first needs a return the line reaches before another
+            # line fires (``return f(x)``, a function's last line); ``x = f()`` goes on
+            returns = [n for n in callers if flow.returning([n]) is not False]
+            lines[StateKind.RETURN] = _texts(source, [*returns, *bodies])
+            entered = flow.call_sites.entered_from(callers)
+            if entered is not None:  # the rest of the line calls only what the line calls
+                lines[StateKind.CALL] = _texts(source, entered)
             if _entered_with(flow, source, returning, callers):  # the body's first line next
                 firsts = [min(flow.with_bodies([n])) for n in callers]
                 lines[StateKind.LINE] = _texts(source, firsts)
                 lines[StateKind.RETURN] = frozenset()
-        required = _required_after(flow, callers, names, normally=True)
+        required = _required_after(flow, callers, names, True, caller=True, anonymous=anonymous)
         receiver = _handed_back(flow, source, returning, callers)
         fixed: dict[str, str] = {}
         returned = None
@@ -1635,6 +1800,11 @@ def _expect_forward(
     names = flow.names_at(following) if following else None
     if last.kind is StateKind.LINE and action.kind is ActionKind.STEP_INTO:
         entered = flow.call_sites.entered_from(here)  # a call only into what the line calls
+        if entered is not None and entered & flow.call_sites.lone_comprehensions:
+            # a comprehension's own frame does not call the comprehension again
+            located = _seen(source, states, actions)
+            if located is not None and located.named[-1:] == (False,):
+                entered = entered - flow.call_sites.lone_comprehensions
         if entered is not None:
             lines[StateKind.CALL] = _texts(source, entered)
     unchanged = {}
@@ -1645,7 +1815,13 @@ def _expect_forward(
         lines[StateKind.LINE] = frozenset()  # no line of this frame follows: it returns or raises
     if last.kind is StateKind.LINE and flow.returning(here) is False:
         lines[StateKind.RETURN] = frozenset()  # another line comes before the frame returns
+    elif last.kind is StateKind.LINE and here:  # it returns where it stands (moving to
+        # another line fires that line first), or, from a ``with`` line whose ``__exit__``
+        # passed an exception on, on the body's line that raised it, as Python 3.11 shows
+        lines[StateKind.RETURN] = _texts(source, [*here, *flow.with_bodies(here)])
     into = last.kind is StateKind.LINE and action.kind is ActionKind.STEP_INTO
+    if into and flow.calls_before_line(here):  # a call of the code's comes before a line
+        lines[StateKind.LINE] = frozenset()
     if into and flow.call_sites.surely_calling(here):  # it calls code of the program first
         lines[StateKind.LINE] = lines[StateKind.RETURN] = frozenset()
         if flow.call_sites.surely_entering(here, _bound_at(flow, here)):  # nothing raises first
@@ -1830,32 +2006,83 @@ def _entered_with(
     return entering and all(flow.with_bodies([n]) for n in callers)
 
 
+def _anonymous_caller(flow: LineFlow, located: Located, landed: bool) -> bool | None:
+    """Whether the caller of the frame ``located`` stands in is a comprehension's or a
+    lambda's frame (True) or not (False), where the code or the history tells
+    (:func:`_anonymous_frame`)."""
+    if len(located.stack) < 2:
+        return None
+    outer = Located(located.stack[-2], located.depth - 1, located.stack[:-1], located.named[:-1])
+    return _anonymous_frame(flow, outer, landed)
+
+
+def _anonymous_frame(flow: LineFlow, located: Located, landed: bool) -> bool | None:
+    """Whether the frame ``located`` stands in is a comprehension's or a lambda's frame
+    (True), or a function's, a class body's or the module's (False). The code tells where
+    only one kind has code on the frame's line; else the history: a frame opened on a ``def``
+    line is named, one opened without one on the line of the frame below it is anonymous (a
+    resumed generator's starts on its own ``yield`` line). Not known (None) on a ``def`` or
+    ``class`` line, where a comprehension or a lambda of its defaults opens a frame the
+    history counts as named, nor of the outermost frame after a jump (``landed``), which the
+    history did not see open."""
+    stack, named = located.stack, located.named
+    if not named or stack[-1] is None:
+        return None
+    kind = flow.anonymous_on([stack[-1]])
+    if kind is not None:
+        return kind
+    if flow.heads(stack[-1]) or (landed and len(named) == 1):
+        return None
+    if named[-1]:
+        return False
+    return True if len(stack) >= 2 and stack[-2] == stack[-1] else None
+
+
 def _lines_after(
-    flow: LineFlow, source: SourceMap, lines: list[int], normally: bool = False
+    flow: LineFlow,
+    source: SourceMap,
+    lines: list[int],
+    normally: bool = False,
+    caller: bool = False,
+    anonymous: bool | None = None,
 ) -> dict[StateKind, frozenset[str]]:
     """The line a frame standing on one of ``lines`` (part-way through it, after a call
     returned or an exception was raised) can show next: the lines the flow leads to from
-    there (``normally``: with no exception raised), none if it leads to none (the frame
-    returns or raises on); nothing fixed if the flow does not know or no line is given."""
-    following = flow.following_any(lines, normally) if lines else None
+    there (``normally``: with no exception raised; ``caller``, ``anonymous``: a frame a call
+    returned to, and its kind: :meth:`LineFlow.following`), none if it leads to none (the
+    frame returns or raises on); nothing fixed if the flow does not know or no line is
+    given."""
+    following = flow.following_any(lines, normally, caller, anonymous) if lines else None
     return {} if following is None else {StateKind.LINE: _texts(source, following)}
 
 
-def _names_after(flow: LineFlow, lines: list[int], normally: bool = False) -> frozenset[str] | None:
-    """Variables the frame can show at the next line event after ``lines`` (``normally``: with
-    no exception raised); where the flow does not know the next lines, all of the frame's
-    variables."""
-    following = flow.following_any(lines, normally) if lines else None
+def _names_after(
+    flow: LineFlow,
+    lines: list[int],
+    normally: bool = False,
+    caller: bool = False,
+    anonymous: bool | None = None,
+) -> frozenset[str] | None:
+    """Variables the frame can show at the next line event after ``lines`` (``normally``,
+    ``caller``, ``anonymous``: see :func:`_lines_after`); where the flow does not know the
+    next lines, all of the frame's variables."""
+    following = flow.following_any(lines, normally, caller, anonymous) if lines else None
     found = flow.names_at(following) if following else None
     return found if found is not None else (flow.names_on(lines) if lines else None)
 
 
 def _required_after(
-    flow: LineFlow, lines: list[int], names: frozenset[str] | None, normally: bool = False
+    flow: LineFlow,
+    lines: list[int],
+    names: frozenset[str] | None,
+    normally: bool = False,
+    caller: bool = False,
+    anonymous: bool | None = None,
 ) -> frozenset[str]:
-    """Variables the frame surely shows at the next line event after ``lines`` (``normally``:
-    with no exception raised; none where the flow does not know the next lines)."""
-    following = flow.following_any(lines, normally) if lines else None
+    """Variables the frame surely shows at the next line event after ``lines`` (``normally``,
+    ``caller``, ``anonymous``: see :func:`_lines_after`; none where the flow does not know the
+    next lines)."""
+    following = flow.following_any(lines, normally, caller, anonymous) if lines else None
     return _within(flow.names_surely_at(following), names) if following else frozenset()
 
 

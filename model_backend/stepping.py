@@ -594,10 +594,16 @@ class Stepper:
 def _assigned(text: str) -> set[str]:
     """The names a statement line changes itself, outside its comprehensions: its targets,
     the subscripted or attributed names it stores into, and the names whose methods it calls
-    (``values.append(...)``), which may run after the call that returned."""
-    try:
-        tree = ast.parse(text.strip())
-    except SyntaxError:
+    (``values.append(...)``), which may run after the call that returned. A compound
+    statement's header (``for x in f():``, ``class Box:``) binds its targets or its name."""
+    tree = None
+    for written in (text.strip(), text.strip() + " pass"):
+        try:
+            tree = ast.parse(written)
+            break
+        except SyntaxError:
+            continue
+    if tree is None:
         return set()
     inner: set[int] = set()
     for node in ast.walk(tree):
@@ -605,7 +611,11 @@ def _assigned(text: str) -> set[str]:
             inner.update(id(n) for n in ast.walk(node.target))
     names = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in inner:
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            names.add(node.name)  # bound once its class body (or its defaults) has run
+        elif (
+            isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in inner
+        ):
             names.add(node.id)
         elif isinstance(node, ast.Subscript | ast.Attribute) and isinstance(node.ctx, ast.Store):
             base = node.value

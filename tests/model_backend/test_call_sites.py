@@ -104,7 +104,7 @@ STACK = "\n".join(
 
 def test_a_method_named_just_as_the_attribute_a_call_calls_has_known_call_sites() -> None:
     assert CallSites(STACK).returning_to([5, 6]) == {8, 9, 10}  # its calls' lines
-    assert CallSites(STACK).returning_to([3]) is None  # a dunder: Python calls it
+    assert CallSites(STACK).returning_to([3]) == {7}  # __init__: from `Stack()` (below)
     # anything else can call it from a line that does not name it, or reach it by a string
     for extra in (
         "f = s.push",
@@ -119,10 +119,90 @@ def test_a_method_named_just_as_the_attribute_a_call_calls_has_known_call_sites(
         STACK.replace("    def push", "    @staticmethod\n    def push"),
         STACK.replace("push", "write"),  # print(file=...) and json.dump call write
     ):
-        sites = CallSites(changed)
-        assert all(sites.returning_to([n]) is None for n in range(4, 9)), changed
+        sites, lines = CallSites(changed), changed.split("\n")
+        heads = {n for n in range(4, 9) if lines[n - 1].lstrip().startswith(("def", "@"))}
+        assert all(sites.returning_to([n]) is None for n in set(range(4, 9)) - heads), changed
     dataclass = "from dataclasses import dataclass\n@dataclass\n" + STACK
     assert CallSites(dataclass).returning_to([8]) == {10, 11, 12}
+
+
+INITS = "\n".join(
+    [
+        "class Error(Exception):",  # 1
+        "    def __init__(self, needed):",  # 2
+        "        super().__init__('need ' + str(needed))",  # 3
+        "        self.needed = needed",  # 4
+        "class Shape:",  # 5
+        "    def __init__(self, name):",  # 6
+        "        self.name = name",  # 7
+        "class Rect(Shape):",  # 8
+        "    pass",  # 9
+        "class Square(Rect):",  # 10
+        "    def __init__(self, side: int) -> None:",  # 11
+        "        Rect.__init__(self, 'square')",  # 12
+        "        self.side = side",  # 13
+        "def make(n):",  # 14
+        "    if isinstance(n, Shape):",  # 15
+        "        raise Error",  # 16
+        "    shapes = [Rect(n), Square(n)]",  # 17
+        "    try:",  # 18
+        "        raise Error(n)",  # 19
+        "    except Error:",  # 20
+        "        return shapes",  # 21
+        "make(2)",  # 22
+    ]
+)
+
+
+def test_an_init_returns_to_a_call_of_its_class_or_of_an_attribute_init() -> None:
+    """``__init__`` runs where its class, or a subclass that inherits it, is called (``raise
+    Error`` calls it too) and from ``super().__init__``/``Base.__init__`` calls; where the code
+    can make an instance without naming the class, nothing is known."""
+    sites = CallSites(INITS)
+    init_calls = {3, 12}
+    assert sites.returning_to([4]) == {16, 19} | init_calls
+    assert sites.returning_to([7]) == {17} | init_calls  # Rect inherits Shape's __init__
+    assert sites.returning_to([13]) == {17} | init_calls
+    for extra in (
+        "copy = type(make(1)[0])(3)",  # a class reached through an instance
+        "print(list(map(Rect, [1])))",  # passed as a value: anything may call it
+        "from dataclasses import replace",
+        "class Maker:\n    @classmethod\n    def new(cls):\n        return cls()",
+        "Shape = dict",  # rebound
+        "class Circle(Shape, metaclass=type):\n    pass",  # a class type does not make
+    ):
+        assert CallSites(INITS + "\n" + extra).returning_to([7]) is None, extra
+    assert CallSites(INITS + "\nclass Other(dict):\n    pass").returning_to([7]) is not None
+    decorated = INITS.replace(
+        "    def __init__(self, name):", "    @staticmethod\n    def __init__(self, name):"
+    )
+    assert CallSites(decorated).returning_to([8]) is None
+
+
+def test_a_class_body_returns_to_its_class_statement() -> None:
+    """Python runs a class body only from its ``class`` statement: a return on a line of the
+    body's own frame (a method's ``def`` line, a class attribute) goes back to the header's
+    lines, decorators and bases included; a line where a method's body or a lambda lies
+    is not the class body's alone."""
+    assert CallSites(STACK).returning_to([4]) == {1}
+    assert CallSites(STACK).returning_to([2, 4]) == {1}
+    dataclass = "from dataclasses import dataclass\n@dataclass\n" + STACK
+    assert CallSites(dataclass).returning_to([6]) == {2, 3}
+    code = "\n".join(
+        [
+            "class Shape(",  # 1
+            "    object):",  # 2
+            "    sides = 4",  # 3
+            "    key = lambda self: self.sides",  # 4
+            "    def area(self): return 1",  # 5
+            "    class Meta:",  # 6
+            "        kind = 'shape'",  # 7
+        ]
+    )
+    sites = CallSites(code)
+    assert sites.returning_to([3]) == {1, 2} and sites.returning_to([6]) == {1, 2}
+    assert sites.returning_to([7]) == {6}  # the inner class's body, from its own statement
+    assert sites.returning_to([4]) is None and sites.returning_to([5]) is None
 
 
 def test_after_a_jump_into_a_method_its_return_goes_on_after_a_call_of_it() -> None:

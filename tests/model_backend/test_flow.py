@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -388,7 +389,7 @@ def test_what_the_history_and_the_action_fix() -> None:
     # or raises, on that line; the run goes on (main, the top frame, has not returned yet)
     caller = frozenset({"    return running_total([3, 1, 2])"})
     assert after.lines == {
-        StateKind.CALL: starts,
+        StateKind.CALL: {"def running_total(xs):"},  # the rest of the line calls only that
         StateKind.LINE: frozenset(),
         StateKind.RETURN: caller,
         StateKind.EXCEPTION: caller,
@@ -598,6 +599,152 @@ def test_after_a_return_or_an_exception_the_frame_goes_on_from_its_line() -> Non
     assert kinds[at + 1] == ("line", 9)
 
 
+def test_after_a_return_the_caller_returns_at_once_only_from_a_returning_line() -> None:
+    """A callee returns to ``x = f()``: the caller goes on to its next line (or raises), it
+    cannot return there; to ``return f()`` or a function's last line it can. A call next is
+    only into what the caller's line calls."""
+    code = "\n".join(
+        [
+            "def half(n):",  # 1
+            "    return n // 2",  # 2
+            "def twice(n):",  # 3
+            "    return n * 2",  # 4
+            "def main(n):",  # 5
+            "    m = half(n) + twice(n)",  # 6
+            "    m = half(m)",  # 7
+            "    return half(m)",  # 8
+            "def last(n):",  # 9
+            "    m = half(n)",  # 10
+        ]
+    )
+    flow, source = LineFlow(code), SourceMap(code)
+    into = Action(kind=ActionKind.STEP_INTO)
+
+    def after_half(caller: str, call: str) -> Expected:
+        states = (
+            State(kind=StateKind.CALL, src=call, locals={"n": "4"}),
+            State(kind=StateKind.LINE, src=caller, locals={"n": "4"}),
+            State(kind=StateKind.CALL, src="def half(n):", locals={"n": "4"}),
+            State(kind=StateKind.LINE, src="    return n // 2", locals={"n": "4"}),
+            State(kind=StateKind.RETURN, src="    return n // 2", value="2"),
+        )
+        return expect(flow, source, states, (into,) * 4, into)
+
+    middle = after_half("    m = half(n) + twice(n)", "def main(n):")
+    line = "    m = half(n) + twice(n)"
+    assert not middle.allows(State(kind=StateKind.RETURN, src=line, value="None"))
+    assert middle.allows(State(kind=StateKind.EXCEPTION, src=line, value="TypeError()"))
+    assert middle.lines[StateKind.CALL] == {"def half(n):", "def twice(n):"}
+    assert middle.allows(State(kind=StateKind.CALL, src="def twice(n):", locals={"n": "4"}))
+    assert middle.lines[StateKind.LINE] == {"    m = half(m)"}
+    then = after_half("    m = half(m)", "def main(n):")
+    assert then.lines[StateKind.RETURN] == frozenset() and then.lines[StateKind.CALL] == {
+        "def half(n):"
+    }
+    returning = (("    return half(m)", "def main(n):"), ("    m = half(n)", "def last(n):"))
+    for caller, call in returning:
+        assert after_half(caller, call).lines[StateKind.RETURN] == {caller}
+
+
+def test_after_a_class_body_returns_the_module_goes_on_past_the_class() -> None:
+    """A breakpoint on a method's ``def`` line stops in the class body; after the body
+    returns, the module goes on from the ``class`` line to the next statement, never into the
+    body again, showing only what the module has bound (not the body's names), as the real
+    run does."""
+    code = "\n".join(
+        [
+            "LIMIT = 5",  # 1
+            "class Box:",  # 2
+            "    def __init__(self, n):",  # 3
+            "        self.n = n",  # 4
+            "    def size(self):",  # 5
+            "        return self.n",  # 6
+            "box = Box(LIMIT)",  # 7
+        ]
+    )
+    flow, source = LineFlow(code), SourceMap(code)
+    assert flow.following(2, normally=True) == {3, 7}  # the class frame's first line, too
+    assert flow.following(2, normally=True, caller=True) == {7}
+    into = Action(kind=ActionKind.STEP_INTO)
+    jumped = (
+        State(kind=StateKind.CALL, src="LIMIT = 5", locals={}),
+        State(kind=StateKind.LINE, src="    def __init__(self, n):", locals={}),
+        State(kind=StateKind.LINE, src="    def size(self):", locals={}),
+        State(kind=StateKind.RETURN, src="    def size(self):", value="None"),
+    )
+    breakpoint = Action(kind=ActionKind.BREAKPOINT, target="    def __init__(self, n):")
+    after = expect(flow, source, jumped, (breakpoint, into, into), into)
+    assert after.lines[StateKind.LINE] == {"box = Box(LIMIT)"} and after.names == {"LIMIT", "Box"}
+    assert not after.allows(
+        State(kind=StateKind.LINE, src="box = Box(LIMIT)", locals={"__init__": "<function>"})
+    )
+    real = [
+        (e.kind, e.line, e.function)
+        for e in record(Program(path="box.py", source=code), TRACE_LIMITS).events
+    ]
+    at = real.index(("return", 5, "Box"))
+    assert real[at + 1] == ("line", 7, "<module>")
+
+
+SQUARES = "\n".join(
+    [
+        "def square(n):",  # 1
+        "    return n * n",  # 2
+        "def total(xs):",  # 3
+        "    squares = [square(x) for x in xs]",  # 4
+        "    odd = [square(x) for x in xs if x % 2]",  # 5
+        "    return sum(squares) + sum(odd)",  # 6
+    ]
+)
+
+
+def test_in_a_comprehension_each_turn_calls_before_its_line_fires_again() -> None:
+    """In ``[square(x) for x in xs]`` a step into from the comprehension's line enters
+    ``square`` (or the comprehension returns), never that line again nor the comprehension
+    itself; after ``square`` returns, the comprehension goes on (its line again), not the
+    function around it; with a filter, the line may come again with no call between. The
+    real run's events agree."""
+    flow, source = LineFlow(SQUARES), SourceMap(SQUARES)
+    assert flow.calls_before_line([4]) and not flow.calls_before_line([5])
+    assert flow.calls_before_line([2])  # a return: no line of the frame comes next either
+    into = Action(kind=ActionKind.STEP_INTO)
+    line = "    squares = [square(x) for x in xs]"
+    opened = (
+        State(kind=StateKind.CALL, src="def total(xs):", locals={"xs": "[1, 2]"}),
+        State(kind=StateKind.LINE, src=line, locals={"xs": "[1, 2]"}),
+        State(kind=StateKind.CALL, src=line, locals={".0": "<list_iterator object>"}),
+        State(kind=StateKind.LINE, src=line, locals={".0": "<list_iterator object>"}),
+    )
+    inside = expect(flow, source, opened, (into,) * 3, into)
+    assert inside.lines[StateKind.LINE] == frozenset()
+    assert inside.lines[StateKind.CALL] == {"def square(n):"}  # not the comprehension again
+    assert inside.lines[StateKind.RETURN] == {line}  # it returns where it stands
+    out = expect(flow, source, opened, (into,) * 3, Action(kind=ActionKind.STEP_RETURN))
+    assert out.lines[StateKind.RETURN] == {line}  # the comprehension's, not total's line 6
+    returned = (
+        *opened,
+        State(kind=StateKind.CALL, src="def square(n):", locals={"n": "1"}),
+        State(kind=StateKind.LINE, src="    return n * n", locals={"n": "1"}),
+        State(kind=StateKind.RETURN, src="    return n * n", value="1"),
+    )
+    after = expect(flow, source, returned, (into,) * 6, into)
+    assert after.lines[StateKind.LINE] == {line}  # the comprehension's, not line 5
+    program = Program(path="squares.py", source=SQUARES, entry="total([1, 2])")
+    events = [
+        (e.kind, program.context_line(e.file, e.line), e.function)
+        for e in record(program, TRACE_LIMITS).events
+    ]
+    for k, (kind, number, function) in enumerate(events[:-1]):
+        if kind == "line" and number == 4 and function == "total.<locals>.<listcomp>":
+            assert events[k + 1][0] in ("call", "return")
+    at = events.index(("return", 2, "square"))
+    assert events[at + 1] == ("line", 4, "total.<locals>.<listcomp>")
+    assert (
+        ("line", 5, "total.<locals>.<listcomp>"),
+        ("line", 5, "total.<locals>.<listcomp>"),
+    ) in pairwise(events)
+
+
 def test_a_step_ends_the_run_only_from_a_return() -> None:
     """The tracer records the top frame's return before the run's end: a step into, over or
     out ends the run only from a return state (or by the tracer's limits, ``exit_never``)."""
@@ -805,6 +952,10 @@ def test_a_frame_shows_the_functions_its_own_defs_bind_by_their_qualified_names(
     assert flow.defined_at([2, 21]) == {}  # two frames
     # code that may rename a function (``functools.wraps``): none
     assert LineFlow(code + "\nfrom functools import wraps").defined_at([2]) == {}
+    # a parameter the call binds, which a ``def`` may bind again later: not fixed
+    default = "def order(xs, key=None):\n    if key is None:\n        def key(x):\n"
+    default += "            return x\n    return sorted(xs, key=key)"
+    assert LineFlow(default).defined_at([2]) == {}
     # the tracer writes each as the rule says, in every frame that shows one
     program = Program(path="counter.py", source=code, entry="make_counter(1)")
     checked = 0

@@ -88,6 +88,35 @@ async def test_next_over_a_call_stops_at_a_breakpoint_in_it(tmp_path: Path) -> N
         await stepper.request("next", _no_breakpoints, set())
 
 
+async def test_a_class_body_returns_to_its_class_line_before_the_class_is_bound(
+    tmp_path: Path,
+) -> None:
+    """A breakpoint on a method's ``def`` line stops in the class body; a step into past the
+    body's end stops in the module on the ``class`` line, as debugpy does, where the class
+    is not bound yet (its ``(return)`` entry is shown), nor a loop header's target after a
+    call in the header returned."""
+    source = (
+        "LIMIT = 5\n"
+        "class Box:\n"
+        "    def __init__(self, n):\n"
+        "        self.n = n\n"
+        "def count(n):\n"
+        "    return n\n"
+        "for i in range(count(2)):\n"
+        "    box = Box(i)\n"
+    )
+    stepper = await _stepper(tmp_path, source)
+    await stepper.entry()
+    hit = await stepper.request("continue", _at(3), set())
+    assert (hit.frames[-1].name, hit.line) == ("Box", 3)
+    view = await stepper.request("stepIn", _no_breakpoints, set())
+    assert (view.frames[-1].name, view.line) == ("<module>", 2)
+    assert view.locals == {"LIMIT": "5"} and view.returns == (("(return) Box", "None"),)
+    await stepper.request("continue", _at(6), set())
+    header = await stepper.request("stepIn", _no_breakpoints, set())
+    assert header.line == 7 and "i" not in (header.locals or {})
+
+
 async def test_a_yield_is_not_a_return(tmp_path: Path) -> None:
     facts = {c.name: c for c in code_facts(PROGRAM, "prog.py")}
     assert facts["gen"].generator and 10 not in facts["gen"].return_lines
