@@ -460,7 +460,7 @@ def _plain_inits(tree: ast.Module, callees: set[int]) -> dict[int, set[int]]:
         init = _own_init(node)
         if init is None:
             continue
-        makers = _makers(node, classes)  # the classes whose call runs this __init__
+        makers = _family(node, classes, inheriting=True)  # whose call runs this __init__
         family = _family(node, classes)
         clean = all(
             first_line(c) in plain
@@ -520,26 +520,18 @@ def _subclasses(node: ast.ClassDef, classes: list[ast.ClassDef]) -> list[ast.Cla
     ]
 
 
-def _family(node: ast.ClassDef, classes: list[ast.ClassDef]) -> list[ast.ClassDef]:
-    """``node`` and every class of the code below it."""
+def _family(
+    node: ast.ClassDef, classes: list[ast.ClassDef], inheriting: bool = False
+) -> list[ast.ClassDef]:
+    """``node`` and every class of the code below it (``inheriting``: only those that inherit
+    its ``__init__``, defining none between)."""
     family, todo = [node], [node]
     while todo:
         for sub in _subclasses(todo.pop(), classes):
-            if sub not in family:
+            if sub not in family and not (inheriting and _defines(sub, "__init__")):
                 family.append(sub)
                 todo.append(sub)
     return family
-
-
-def _makers(node: ast.ClassDef, classes: list[ast.ClassDef]) -> list[ast.ClassDef]:
-    """``node`` and the classes below it that inherit its ``__init__`` (define none between)."""
-    makers, todo = [node], [node]
-    while todo:
-        for sub in _subclasses(todo.pop(), classes):
-            if sub not in makers and not _defines(sub, "__init__"):
-                makers.append(sub)
-                todo.append(sub)
-    return makers
 
 
 def _defines(node: ast.ClassDef, name: str) -> bool:

@@ -113,6 +113,7 @@ class LineFlow:
         # line event (:meth:`calls_before_line`); and those walks' answers by line
         self._walks: list[tuple[list[dis.Instruction], list[int | None], list[list[int]], int]] = []
         self._calls_before_line: dict[int, bool] = {}
+        self._sure: frozenset[tuple[int, int, int, int]] | None = None  # see _sure_calls
         self._unit_names: list[str] = []  # each code object's name
         # the variables each code object's frame can show (None: any), and which code objects
         # have instructions on a line or start a frame on it
@@ -430,7 +431,9 @@ class LineFlow:
             return False
         for line in lines:
             if line not in self._calls_before_line:
-                sure = self._sure_calls()
+                if self._sure is None:
+                    self._sure = self._sure_calls()
+                sure = self._sure
                 units = self._on_line.get(line, set())
                 self._calls_before_line[line] = bool(units) and all(
                     _calls_before_line(*self._walks[unit], line, sure) for unit in units
@@ -1708,10 +1711,13 @@ def _expect_forward(
     if action.kind is ActionKind.STEP_RETURN and last.kind in (StateKind.LINE, StateKind.CALL):
         # the frame's own return event, on a line of its code (or the run's end)
         called = last.kind is StateKind.CALL
-        located = _seen(source, states, actions) if last.kind is StateKind.LINE else None
-        landed = any(a.kind is ActionKind.BREAKPOINT for a in actions)
-        anonymous = None if located is None else _anonymous_frame(flow, located, landed)
-        own = flow.return_lines(source.by_text.get(last.src or "", []), called, anonymous)
+        here = source.by_text.get(last.src or "", [])
+        anonymous = None
+        if last.kind is StateKind.LINE and flow.anonymous_on(here) is None:  # both kinds there
+            located = _seen(source, states, actions)  # the history tells which frame it is
+            if located is not None:
+                anonymous = _anonymous_frame(flow, located, _landed(actions))
+        own = flow.return_lines(here, called, anonymous)
         out = {
             kind: frozenset[str]() for kind in (StateKind.CALL, StateKind.LINE, StateKind.EXCEPTION)
         }
@@ -1731,8 +1737,7 @@ def _expect_forward(
             assert located is not None  # callers are where the history placed the frames
             on_def = located.named[-1:] == (True,)
             returning = [located.line] if on_def and located.line is not None else []
-            landed = any(a.kind is ActionKind.BREAKPOINT for a in actions)
-            anonymous = _anonymous_caller(flow, located, landed)
+            anonymous = _anonymous_caller(flow, located, _landed(actions))
         else:  # the history did not see the call: the code may list the callers
             callers = sorted(flow.call_sites.returning_to(returning) or ())
         # the caller goes on normally: an exception after the return would be a state first
@@ -2004,6 +2009,11 @@ def _entered_with(
     scopes = [source.scope_of(n) for n in returning]
     entering = bool(scopes) and all(s is not None and s.name == "__enter__" for s in scopes)
     return entering and all(flow.with_bodies([n]) for n in callers)
+
+
+def _landed(actions: tuple[Action, ...]) -> bool:
+    """Whether the history holds a breakpoint jump (it is then followed from the landing)."""
+    return any(action.kind is ActionKind.BREAKPOINT for action in actions)
 
 
 def _anonymous_caller(flow: LineFlow, located: Located, landed: bool) -> bool | None:
