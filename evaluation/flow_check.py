@@ -17,7 +17,8 @@ own ``def`` or ``lambda`` bound (:meth:`LineFlow.defined_at`), those after a lin
 calls the program's code (only a call or an exception can come), those from a line the frame
 cannot return from before another line fires (:meth:`LineFlow.returning`), breakpoint jumps to
 a line's first hit in the run whose variables the paths that have not run the line yet narrow
-(:func:`neural_debugger.model_backend.flow.first_hit`), and any real state it would forbid
+(:func:`neural_debugger.model_backend.flow.first_hit`), returns whose value's kinds the code
+fixes (:mod:`neural_debugger.model_backend.value_shapes`), and any real state it would forbid
 (with the first examples).
 
 ``python -m neural_debugger.evaluation.flow_check DIR [DIR ...] [--per-folder N] [--out F]``
@@ -68,6 +69,7 @@ COLUMNS = (
     "passed",
     "defined",
     "first_hit",
+    "return_kinds",
     "forbidden",
 )
 
@@ -142,6 +144,11 @@ def check_folder(folder: Path, limit: int | None, counts: dict[str, Counter], ba
                 hit = first_hit(flow, states[:k], actions[: k - 1], target, targets)
                 narrower = hit and flow.names_first_at(targets) != flow.names_at(targets)
                 tally["first_hit"] += narrower
+            # a return whose value's kinds the code fixes (value_shapes)
+            src = states[k].src or ""
+            tally["return_kinds"] += states[k].kind is StateKind.RETURN and (
+                src in expected.return_shapes
+            )
             # whole locals that must show some variables (bound on every path to the line)
             whole = states[k].kind in CALL_KINDS or expected.diff is False
             must = expected.required | expected.call_required.get(states[k].src or "", set())

@@ -9,6 +9,7 @@ greedy decoding both therefore write the same state on the same weights, token f
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterator
 
@@ -16,6 +17,8 @@ import torch
 
 from .backend import DecodeOptions, PredictionError
 from .grammar import StateWriter
+from .value_shapes import RAISED_SHARE
+from .vocab import Vocab
 
 FIRST_LOOK = 16  # tokens ranked before the grammar is asked, in the common case
 
@@ -39,11 +42,14 @@ def shortlist(logits: torch.Tensor, writer: StateWriter, wanted: int) -> torch.T
         return torch.tensor(sorted(allowed), device=logits.device)
     found: list[int] = []
     row = logits[: writer.vocab.size]
+    other = _other_kinds(row, writer)
     first = min(len(row), max(FIRST_LOOK, 2 * wanted))
     # the best few first: the model's choice is nearly always among them (ranking the whole
     # vocabulary costs more than the grammar's checks); then the rest, in the same order
     ranked = torch.topk(row, first).indices.tolist()
     for token in itertools.chain(ranked, _rest(row, ranked)):
+        if token in other:
+            continue
         if writer.accepts(token):
             found.append(token)
             if len(found) == wanted:
@@ -51,6 +57,45 @@ def shortlist(logits: torch.Tensor, writer: StateWriter, wanted: int) -> torch.T
     if not found:  # cannot happen: every byte is a token, and some byte always fits
         raise PredictionError("no token fits the grammar here")
     return torch.tensor(found, device=logits.device)
+
+
+def _other_kinds(row: torch.Tensor, writer: StateWriter) -> frozenset[int]:
+    """Where a value of one of a few kinds starts (:meth:`StateWriter.value_kinds`): the tokens
+    that would start another kind than the one the model gives the most probability in all
+    (the sum over every token that starts it). A kind is one decision: a dict's first tokens
+    share its probability among many (``{'``, ``{1``, ``{}``), ``None`` has one, and taking
+    the best single token would choose ``None`` where the model, all told, expects a dict.
+
+    A ``None`` only an exception gives (:attr:`.value_shapes.Shape.raised`) counts
+    :data:`.value_shapes.RAISED_SHARE` of the other kinds' total, how often that happens: the
+    model's own probability for ``None`` is mostly for a ``None`` returned, which the code
+    rules out there, and cannot tell an exception from it."""
+    kinds = writer.value_kinds()
+    if kinds is None:
+        return frozenset()
+    groups, at = kinds
+    starts = _kind_byte(writer.vocab, at)
+    probs = torch.softmax(row.float(), -1).cpu()
+    masses = [float(probs[torch.isin(starts, torch.tensor(sorted(g)))].sum()) for g, _ in groups]
+    returned = sum(m for m, (_, raised) in zip(masses, groups, strict=True) if not raised)
+    masses = [
+        RAISED_SHARE * returned if raised else m
+        for m, (_, raised) in zip(masses, groups, strict=True)
+    ]
+    best = groups[masses.index(max(masses))][0]
+    others = torch.tensor(sorted(set().union(*(g for g, _ in groups)) - best))
+    return frozenset(torch.nonzero(torch.isin(starts, others)).flatten().tolist())
+
+
+@functools.lru_cache(maxsize=4)
+def _kind_byte(vocab: Vocab, at: int) -> torch.Tensor:
+    """Each token's byte at ``at`` (1: after a leading quote, the first byte of a string's
+    contents), -1 where it has none."""
+    found = []
+    for piece in vocab.bytes_of:
+        quoted = at == 0 or (piece is not None and piece[:1] == b'"')
+        found.append(piece[at] if piece is not None and quoted and len(piece) > at else -1)
+    return torch.tensor(found)
 
 
 def wanted(options: DecodeOptions) -> int:

@@ -48,10 +48,22 @@ from neural_debugger.model_backend.handed_back import (
 )
 from neural_debugger.model_backend.module_constants import ModuleConstants, plain_classes
 from neural_debugger.model_backend.passed_arguments import PassedArguments, only_read_everywhere
+from neural_debugger.model_backend.value_shapes import (
+    Shape,
+    ValueShapes,
+    line_shapes,
+    reraising_lines,
+    union,
+)
 from neural_debugger.protocol import Action, ActionKind, State, StateKind, standalone
 from neural_debugger.protocol.source_map import LineTracker, Located, SourceMap
 from neural_debugger.protocol.tokens import DIFF_MARKER_KEY
-from neural_debugger.tracer.values import CUT_MARKER, MAX_VARIABLES, MORE_VARIABLES_KEY
+from neural_debugger.tracer.values import (
+    CUT_MARKER,
+    MAX_VARIABLES,
+    MORE_VARIABLES_KEY,
+    render_value,
+)
 
 # Instructions after which execution does not go on to the next one.
 _NO_FALL_THROUGH = frozenset(
@@ -127,6 +139,7 @@ class LineFlow:
         self._call_names: dict[str, frozenset[str]] | None = None
         self._passed_texts: dict[str, dict[str, dict[str, str]]] = {}  # by the entry's text
         self._def_texts: dict[int, str] | None = None
+        self._return_shapes: dict[str | None, dict[str, Shape]] = {}  # by the entry's text
         self._before: dict[int, set[int]] | None = None
         # for each code object of a function: a line -> the variables that can be bound when
         # its line event fires, and a call event's line -> those bound at that event (None for
@@ -295,6 +308,45 @@ class LineFlow:
                 if values:
                     cached[text] = values
         return cached
+
+    def return_shapes(self, lines: list[str], entry: str | None) -> dict[str, Shape]:
+        """What a return state may show as its value, by its source text, where the code
+        fixes its kind for every frame with code on every line of that text
+        (:mod:`.value_shapes`). ``entry``: the source text of the run's first event, a call
+        (None: not known, then no plain function's parameters are): the function it opened is
+        called from outside the code, with arguments the code does not show."""
+        cached = self._return_shapes.get(entry)
+        if cached is not None:
+            return cached
+        cached = self._return_shapes[entry] = {}
+        tree = self._tree
+        if tree is None or self._rebound_anywhere is None:  # the code reaches frames
+            return cached
+        sites = self.call_sites
+        passed = {
+            number: self.passed.literal_texts(number)
+            for number in sites.functions
+            if entry is not None and lines[number - 1] != entry
+        }
+        literals = self.module_constants.literals
+        constants = {n: render_value(v) for n, v in literals.items() if bound_once(tree, n)}
+        shapes = ValueShapes(tree, sites.functions, passed, sites.builtins_kept, constants)
+        by_line = line_shapes(self.code, shapes, tree)
+        by_text: dict[str, list[Shape | None]] = {}
+        for number, shape in by_line.items():
+            if 0 < number <= len(lines):
+                by_text.setdefault(lines[number - 1], []).append(shape)
+        for text, found in by_text.items():
+            numbers = [n for n, t in enumerate(lines, 1) if t == text]
+            known = union(found) if len(found) == len(numbers) else None
+            if known is not None:
+                cached[text] = known
+        return cached
+
+    @functools.cached_property
+    def reraising_lines(self) -> frozenset[int]:
+        """The lines of frames whose code can re-raise (:func:`.value_shapes.reraising_lines`)."""
+        return reraising_lines(self.code)
 
     def def_texts(self, lines: list[str]) -> dict[int, str]:
         """The ``def`` line text of each plain function (by def line) that no other line of
@@ -1412,12 +1464,18 @@ class Expected:
     call_required: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # a return state's value: the one a call the frame returns unchanged returned (None: any)
     returned: str | None = None
+    # a return state's value, by its source line: what the frames there can return (a line
+    # not listed: any; :mod:`.value_shapes`)
+    return_shapes: Mapping[str, Shape] = field(default_factory=dict)
 
     def allows(self, state: State) -> bool:
         """Whether ``state`` keeps to what is expected."""
         if state.kind in self.lines and state.src not in self.lines[state.kind]:
             return False
         if state.kind is StateKind.RETURN and self.returned not in (None, state.value):
+            return False
+        shape = self.return_shapes.get(state.src or "") if state.kind is StateKind.RETURN else None
+        if shape is not None and not shape.allows(state.value):
             return False
         if state.kind is StateKind.LINE and state.locals is not None:
             written = state.locals
@@ -1533,7 +1591,26 @@ def expect(
         forward = replace(forward, lines={**forward.lines, **ended})
     forward = _in_the_module(flow, source, forward)
     forward = _defined_in_the_frame(flow, source, forward)
+    forward = replace(forward, return_shapes=_return_shapes(flow, source, states, action))
     return _kept_by_the_function(flow, source, forward, entry_text(states))
+
+
+def _return_shapes(
+    flow: LineFlow, source: SourceMap, states: tuple[State, ...], action: Action
+) -> Mapping[str, Shape]:
+    """What a return state may show by its line (:meth:`LineFlow.return_shapes`). A frame an
+    exception leaves returns too, with ``None``, on the line that raised; only a step into
+    or over from a line or a call lands on a return with no exception state of the frame
+    between, so that one alone returns what a ``return`` gives, unless the frame's code can
+    re-raise (:func:`.value_shapes.reraising_lines`)."""
+    shapes = flow.return_shapes(source.lines, entry_text(states))
+    stepped = action.kind in (ActionKind.STEP_INTO, ActionKind.STEP_OVER)
+    last = states[-1]
+    if stepped and last.kind in (StateKind.LINE, StateKind.CALL):
+        here = source.by_text.get(last.src or "", [])
+        if not flow.reraising_lines & set(here):
+            return shapes
+    return {text: shape.or_raised() for text, shape in shapes.items()}
 
 
 def _defined_in_the_frame(flow: LineFlow, source: SourceMap, expected: Expected) -> Expected:

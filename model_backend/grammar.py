@@ -74,6 +74,7 @@ from neural_debugger.tracer.values import (
 
 from .backend import History
 from .flow import CALL_KINDS, LINE_KINDS, Expected, LineFlow, expect
+from .value_shapes import FIRSTS, Shape, text_kind
 from .vocab import Vocab
 
 MAX_NAME_CHARS = 100
@@ -130,10 +131,12 @@ class JsonCursor:
         "fixed",
         "key",
         "keys",
+        "kinds",
         "mode",
         "names",
         "need_diff",
         "required",
+        "shape",
         "state",
         "tail",
         "utf8",
@@ -150,9 +153,14 @@ class JsonCursor:
         fixed: Mapping[bytes, bytes] | None = None,
         required: frozenset[bytes] = frozenset(),
         want: bytes | None = None,
+        shape: Shape | None = None,
     ) -> None:
         self.mode = mode  # "object" or "string"
         self.want = want  # a string's contents, where the code fixes them (None: any)
+        # a string's contents, where the code fixes what kind of value they write: one of a
+        # few texts, or one starting with one of a few bytes (None: any)
+        self.shape = None if shape is None else _shape_bytes(shape)
+        self.kinds = () if shape is None else _kind_bytes(shape)  # the first bytes of each kind
         self.names = names  # the names a key may be (None: any)
         self.before = before  # in a diff: what it is a diff against (None: not known)
         # names whose value the code fixes (as JSON string contents), and names the locals
@@ -267,6 +275,18 @@ class JsonCursor:
         # a value the code fixes: a variable's (the module's constants, a call's result) or a
         # return value (a call's, returned on)
         want = self.want if self.state == "string" else None
+        if self.state == "string" and self.shape is not None and want is None:
+            texts, firsts = self.shape
+            if not self.buf and byte in firsts:
+                self.shape = None  # a value of one of the types: any text of it from here
+            else:
+                prefix = bytes(self.buf) + bytes([byte])
+                if byte == 0x22 and bytes(self.buf) in texts:
+                    return self._close_string()
+                if not any(text.startswith(prefix) for text in texts):
+                    return self._break()
+                self.buf.append(byte)
+                return True
         if self.state == "value" and self.key in self.fixed:
             want = self.fixed[self.key]  # type: ignore[index]
         if want is not None:
@@ -400,6 +420,33 @@ class Before:
 
     def may_unbind(self, name: bytes) -> bool:
         return not self.complete or name in self._names
+
+
+def _shape_bytes(shape: Shape) -> tuple[tuple[bytes, ...], frozenset[int]]:
+    """A :class:`.value_shapes.Shape` as a return value's JSON string contents: its texts, and
+    the first bytes of its types' texts (a quote is written escaped)."""
+    texts = tuple(_json_texts({"": text})[b""] for text in sorted(shape.texts))
+    firsts = "".join(FIRSTS[kind] for kind in shape.types).replace('"', "\\")
+    return texts, frozenset(firsts.encode())
+
+
+def _kind_bytes(shape: Shape) -> tuple[tuple[frozenset[int], bool], ...]:
+    """The first bytes of each kind of value ``shape`` holds, as JSON string contents, and
+    whether it is a ``None`` only an exception gives (:attr:`.value_shapes.Shape.raised`);
+    kinds whose texts can start alike (an ``int`` and a ``float``) are one."""
+    groups: list[tuple[set[int], bool]] = []
+    for kind in sorted(shape.kinds):
+        texts = [t for t in shape.texts if text_kind(t) == kind]
+        firsts = {_json_texts({"": t})[b""][0] for t in texts}
+        if kind in shape.types:
+            firsts |= set(FIRSTS[kind].replace('"', "\\").encode())
+        raised = shape.raised and kind == "NoneType"
+        for group in [g for g in groups if g[0] & firsts]:
+            groups.remove(group)
+            firsts |= group[0]
+            raised = raised and group[1]
+        groups.append((firsts, raised))
+    return tuple((frozenset(g), raised) for g, raised in groups)
 
 
 def _json_texts(values: Mapping[str, str]) -> dict[bytes, bytes]:
@@ -598,6 +645,20 @@ class StateWriter:
         start = len(self._src_ids)
         return [self.source.canonical(ln)[start:] for ln in self._candidates()]
 
+    def value_kinds(self) -> tuple[tuple[tuple[frozenset[int], bool], ...], int] | None:
+        """Where a return value whose kinds the code fixes starts (:mod:`.value_shapes`): the
+        first bytes of each kind and whether it is a ``None`` only an exception gives, and
+        where in the next token that byte lies (after the opening quote, or first). None
+        elsewhere, or where one kind alone is left."""
+        cursor = self._cursor
+        if self.parts[0][0] != "string" or cursor is None or len(cursor.kinds) < 2:
+            return None
+        if cursor.shape is None or cursor.want is not None or cursor.buf:
+            return None
+        if cursor.state not in ("start", "string"):
+            return None
+        return cursor.kinds, int(cursor.state == "start")
+
     def accepts(self, token: int) -> bool:
         kind = self.parts[0][0]
         if kind == "event":
@@ -734,4 +795,8 @@ class StateWriter:
         elif kind == "string":
             returned = self.expected.returned if self.kind is StateKind.RETURN else None
             want = None if returned is None else _json_texts({"": returned})[b""]
-            self._cursor = JsonCursor("string", want=want)
+            shape = None
+            if self.kind is StateKind.RETURN:
+                text = self._written.decode(errors="replace")
+                shape = self.expected.return_shapes.get(text)
+            self._cursor = JsonCursor("string", want=want, shape=shape)

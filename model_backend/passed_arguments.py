@@ -139,6 +139,16 @@ class PassedArguments:
         found = self._calls.get(function, ())
         return {name: text for name, (text, _) in _agreed(c.values for c in found).items()}
 
+    def literal_texts(self, function: int) -> dict[str, frozenset[str]]:
+        """The parameters every call of the function passes a literal (or leaves to its
+        immutable literal default), with the texts of those literals; none where the code
+        makes no call of it."""
+        calls = self._calls.get(function, [])
+        if not calls:
+            return {}
+        common = set.intersection(*(set(c.values) for c in calls))
+        return {name: frozenset(c.values[name][0] for c in calls) for name in common}
+
     def kept(self, function: int) -> dict[str, str]:
         """The parameters a frame of the function shows with one value at every line: every
         call passes it, and the function neither rebinds nor changes it."""
