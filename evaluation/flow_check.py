@@ -18,7 +18,8 @@ calls the program's code (only a call or an exception can come), those from a li
 cannot return from before another line fires (:meth:`LineFlow.returning`), breakpoint jumps to
 a line's first hit in the run whose variables the paths that have not run the line yet narrow
 (:func:`neural_debugger.model_backend.flow.first_hit`), returns whose value's kinds the code
-fixes (:mod:`neural_debugger.model_backend.value_shapes`), and any real state it would forbid
+fixes (:mod:`neural_debugger.model_backend.value_shapes`) and line states showing a variable
+whose kinds it fixes, and any real state it would forbid
 (with the first examples).
 
 ``python -m neural_debugger.evaluation.flow_check DIR [DIR ...] [--per-folder N] [--out F]``
@@ -70,6 +71,7 @@ COLUMNS = (
     "defined",
     "first_hit",
     "return_kinds",
+    "variable_kinds",
     "forbidden",
 )
 
@@ -149,6 +151,9 @@ def check_folder(folder: Path, limit: int | None, counts: dict[str, Counter], ba
             tally["return_kinds"] += states[k].kind is StateKind.RETURN and (
                 src in expected.return_shapes
             )
+            # a line state showing a variable whose value's kinds the code fixes
+            shown_line = states[k].locals if states[k].kind is StateKind.LINE else None
+            tally["variable_kinds"] += any(name in expected.shapes for name in shown_line or ())
             # whole locals that must show some variables (bound on every path to the line)
             whole = states[k].kind in CALL_KINDS or expected.diff is False
             must = expected.required | expected.call_required.get(states[k].src or "", set())

@@ -139,7 +139,9 @@ class LineFlow:
         self._call_names: dict[str, frozenset[str]] | None = None
         self._passed_texts: dict[str, dict[str, dict[str, str]]] = {}  # by the entry's text
         self._def_texts: dict[int, str] | None = None
-        self._return_shapes: dict[str | None, dict[str, Shape]] = {}  # by the entry's text
+        # what the code returns and binds, by the entry's text (:meth:`_value_shapes`)
+        self._shapes_by_entry: dict[str | None, ValueShapes | None] = {}
+        self._return_shapes: dict[str | None, dict[str, Shape]] = {}
         self._before: dict[int, set[int]] | None = None
         # for each code object of a function: a line -> the variables that can be bound when
         # its line event fires, and a call event's line -> those bound at that event (None for
@@ -309,31 +311,41 @@ class LineFlow:
                     cached[text] = values
         return cached
 
+    def _value_shapes(self, lines: list[str], entry: str | None) -> ValueShapes | None:
+        """What the code's functions return and bind (:mod:`.value_shapes`), with the plain
+        functions' parameters known from the code's calls but for the run's entry's (``entry``:
+        the source text of the run's first event, a call; None: not known, then none): the
+        function it opened is called from outside the code, with arguments the code does not
+        show. None where the code does not compile or reaches frames."""
+        if entry in self._shapes_by_entry:
+            return self._shapes_by_entry[entry]
+        tree, shapes = self._tree, None
+        if tree is not None and self._rebound_anywhere is not None:
+            sites = self.call_sites
+            passed = {
+                number: self.passed.literal_texts(number)
+                for number in sites.functions
+                if entry is not None and lines[number - 1] != entry
+            }
+            literals = self.module_constants.literals
+            constants = {n: render_value(v) for n, v in literals.items() if bound_once(tree, n)}
+            shapes = ValueShapes(tree, sites.functions, passed, sites.builtins_kept, constants)
+        self._shapes_by_entry[entry] = shapes
+        return shapes
+
     def return_shapes(self, lines: list[str], entry: str | None) -> dict[str, Shape]:
         """What a return state may show as its value, by its source text, where the code
         fixes its kind for every frame with code on every line of that text
-        (:mod:`.value_shapes`). ``entry``: the source text of the run's first event, a call
-        (None: not known, then no plain function's parameters are): the function it opened is
-        called from outside the code, with arguments the code does not show."""
+        (:mod:`.value_shapes`; ``entry`` as for :meth:`_value_shapes`)."""
         cached = self._return_shapes.get(entry)
         if cached is not None:
             return cached
         cached = self._return_shapes[entry] = {}
-        tree = self._tree
-        if tree is None or self._rebound_anywhere is None:  # the code reaches frames
+        shapes = self._value_shapes(lines, entry)
+        if shapes is None or self._tree is None:
             return cached
-        sites = self.call_sites
-        passed = {
-            number: self.passed.literal_texts(number)
-            for number in sites.functions
-            if entry is not None and lines[number - 1] != entry
-        }
-        literals = self.module_constants.literals
-        constants = {n: render_value(v) for n, v in literals.items() if bound_once(tree, n)}
-        shapes = ValueShapes(tree, sites.functions, passed, sites.builtins_kept, constants)
-        by_line = line_shapes(self.code, shapes, tree)
         by_text: dict[str, list[Shape | None]] = {}
-        for number, shape in by_line.items():
+        for number, shape in line_shapes(self.code, shapes, self._tree).items():
             if 0 < number <= len(lines):
                 by_text.setdefault(lines[number - 1], []).append(shape)
         for text, found in by_text.items():
@@ -342,6 +354,19 @@ class LineFlow:
             if known is not None:
                 cached[text] = known
         return cached
+
+    def variable_shapes(
+        self, numbers: list[int], lines: list[str], entry: str | None
+    ) -> dict[str, Shape]:
+        """The kinds of value each variable of a plain function's frame can hold, where every
+        one of ``numbers`` is a line of that frame's own code alone (not a comprehension's or
+        a lambda's), for the variables the code fixes them (:meth:`.ValueShapes.variables`;
+        ``entry`` as for :meth:`_value_shapes`)."""
+        function = self.call_sites.function_at(numbers)
+        if function is None or self.anonymous_on(numbers) is not False:
+            return {}
+        shapes = self._value_shapes(lines, entry)
+        return {} if shapes is None else shapes.variables(function)
 
     @functools.cached_property
     def reraising_lines(self) -> frozenset[int]:
@@ -1467,6 +1492,8 @@ class Expected:
     # a return state's value, by its source line: what the frames there can return (a line
     # not listed: any; :mod:`.value_shapes`)
     return_shapes: Mapping[str, Shape] = field(default_factory=dict)
+    # a forward line state: the kinds of value each of these variables can hold
+    shapes: Mapping[str, Shape] = field(default_factory=dict)
 
     def allows(self, state: State) -> bool:
         """Whether ``state`` keeps to what is expected."""
@@ -1481,6 +1508,10 @@ class Expected:
             written = state.locals
             if any(written.get(k, v) not in (v, None) for k, v in self.fixed.items()):
                 return False
+            for name, shape in self.shapes.items():
+                value = written.get(name)
+                if value is not None and name not in self.fixed and not shape.allows(value):
+                    return False
         lined = state.kind in LINE_KINDS and state.locals is not None
         if lined and not self.required <= set(state.locals or ()):
             return False
@@ -1592,7 +1623,22 @@ def expect(
     forward = _in_the_module(flow, source, forward)
     forward = _defined_in_the_frame(flow, source, forward)
     forward = replace(forward, return_shapes=_return_shapes(flow, source, states, action))
+    forward = _variables_of_the_function(flow, source, forward, entry_text(states))
     return _kept_by_the_function(flow, source, forward, entry_text(states))
+
+
+def _variables_of_the_function(
+    flow: LineFlow, source: SourceMap, expected: Expected, entry: str | None
+) -> Expected:
+    """``expected`` with the kinds of value a plain function's variables can hold
+    (:meth:`LineFlow.variable_shapes`), where every line a line state may show is one of
+    that function's own frame."""
+    texts = expected.lines.get(StateKind.LINE)
+    if not texts:
+        return expected
+    numbers = [n for text in texts for n in source.by_text.get(text, [])]
+    shapes = flow.variable_shapes(numbers, source.lines, entry)
+    return replace(expected, shapes=shapes) if shapes else expected
 
 
 def _return_shapes(

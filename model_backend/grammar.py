@@ -137,6 +137,7 @@ class JsonCursor:
         "need_diff",
         "required",
         "shape",
+        "shapes",
         "state",
         "tail",
         "utf8",
@@ -154,13 +155,20 @@ class JsonCursor:
         required: frozenset[bytes] = frozenset(),
         want: bytes | None = None,
         shape: Shape | None = None,
+        shapes: Mapping[str, Shape] | None = None,
     ) -> None:
         self.mode = mode  # "object" or "string"
         self.want = want  # a string's contents, where the code fixes them (None: any)
-        # a string's contents, where the code fixes what kind of value they write: one of a
-        # few texts, or one starting with one of a few bytes (None: any)
+        # the string being read, where the code fixes what kind of value it writes: one of a
+        # few texts, or one starting with one of a few bytes (None: any); and the first bytes
+        # of each of those kinds. A return value's from the start; a variable's (``shapes``,
+        # by name) from its opening quote
         self.shape = None if shape is None else _shape_bytes(shape)
-        self.kinds = () if shape is None else _kind_bytes(shape)  # the first bytes of each kind
+        self.kinds = () if shape is None else _kind_bytes(shape)
+        self.shapes = {
+            name.encode(): (_shape_bytes(each), _kind_bytes(each))
+            for name, each in (shapes or {}).items()
+        }
         self.names = names  # the names a key may be (None: any)
         self.before = before  # in a diff: what it is a diff against (None: not known)
         # names whose value the code fixes (as JSON string contents), and names the locals
@@ -226,6 +234,8 @@ class JsonCursor:
         elif s == "value_start":
             if byte == 0x22:
                 self.state = "value"
+                if self.key in self.shapes and self.key not in self.fixed:
+                    self.shape, self.kinds = self.shapes[self.key]
                 return True
             ok = byte == 0x6E and self.diff and self.key != _MARKER  # n of null
             if ok and self.before is not None and self.key is not None:
@@ -275,7 +285,9 @@ class JsonCursor:
         # a value the code fixes: a variable's (the module's constants, a call's result) or a
         # return value (a call's, returned on)
         want = self.want if self.state == "string" else None
-        if self.state == "string" and self.shape is not None and want is None:
+        if self.state == "value" and self.key in self.fixed:
+            want = self.fixed[self.key]  # type: ignore[index]
+        if self.shape is not None and want is None and self.state != "key":
             texts, firsts = self.shape
             if not self.buf and byte in firsts:
                 self.shape = None  # a value of one of the types: any text of it from here
@@ -287,8 +299,6 @@ class JsonCursor:
                     return self._break()
                 self.buf.append(byte)
                 return True
-        if self.state == "value" and self.key in self.fixed:
-            want = self.fixed[self.key]  # type: ignore[index]
         if want is not None:
             if byte == 0x22 and self.buf == want:
                 return self._close_string()
@@ -365,6 +375,7 @@ class JsonCursor:
         text = bytes(self.buf)
         self.buf = bytearray()
         self.chars = 0
+        self.shape = None
         if self.state == "string":
             self.done = True
             return True
@@ -396,6 +407,20 @@ class JsonCursor:
         self.done = True
         self.state = "broken"
         return False
+
+    def kinds_next(self) -> tuple[tuple[tuple[frozenset[int], bool], ...], int] | None:
+        """Where a value whose kinds the code fixes is about to start: :func:`_kind_bytes` of
+        its shape, and where in the next token its first byte lies (1: after the opening
+        quote, 0: first). None elsewhere."""
+        if self.buf or self.escape:
+            return None
+        if self.state == "start" and self.mode == "string" and self.want is None:
+            return (self.kinds, 1) if self.shape is not None else None
+        if self.state == "value_start" and self.key in self.shapes and self.key not in self.fixed:
+            return self.shapes[self.key][1], 1
+        if self.state in ("string", "value") and self.shape is not None:
+            return self.kinds, 0
+        return None
 
 
 class Before:
@@ -646,18 +671,15 @@ class StateWriter:
         return [self.source.canonical(ln)[start:] for ln in self._candidates()]
 
     def value_kinds(self) -> tuple[tuple[tuple[frozenset[int], bool], ...], int] | None:
-        """Where a return value whose kinds the code fixes starts (:mod:`.value_shapes`): the
-        first bytes of each kind and whether it is a ``None`` only an exception gives, and
-        where in the next token that byte lies (after the opening quote, or first). None
-        elsewhere, or where one kind alone is left."""
+        """Where a value whose kinds the code fixes starts (:mod:`.value_shapes`: a return
+        value, a variable's): the first bytes of each kind and whether it is a ``None`` only
+        an exception gives, and where in the next token that byte lies (after the opening
+        quote, or first). None elsewhere, or where one kind alone is left."""
         cursor = self._cursor
-        if self.parts[0][0] != "string" or cursor is None or len(cursor.kinds) < 2:
+        if self.parts[0][0] not in ("string", "object") or cursor is None:
             return None
-        if cursor.shape is None or cursor.want is not None or cursor.buf:
-            return None
-        if cursor.state not in ("start", "string"):
-            return None
-        return cursor.kinds, int(cursor.state == "start")
+        found = cursor.kinds_next()
+        return found if found is not None and len(found[0]) > 1 else None
 
     def accepts(self, token: int) -> bool:
         kind = self.parts[0][0]
@@ -776,6 +798,7 @@ class StateWriter:
             required = self.expected.required if self.kind in LINE_KINDS else frozenset()
             # the module's constants, kept parameters, copies (forward line states)
             fixed = self.expected.fixed if self.kind is StateKind.LINE else None
+            shapes = self.expected.shapes if self.kind is StateKind.LINE else None
             if self.kind in CALL_KINDS:
                 text = self._written.decode(errors="replace")
                 frame = self.expected.call_names.get(text)
@@ -791,6 +814,7 @@ class StateWriter:
                 before=None if before is None else Before(before),
                 fixed=None if fixed is None else _json_texts(fixed),
                 required=frozenset(n.encode() for n in required),
+                shapes=shapes,
             )
         elif kind == "string":
             returned = self.expected.returned if self.kind is StateKind.RETURN else None

@@ -388,6 +388,7 @@ class ValueShapes:
         self._constants = constants
         self._comparisons = _plain_comparisons(tree)
         self._returns: dict[int, Shape | None] = {}
+        self._envs: dict[int, dict[str, Shape]] = {}
         self._busy: set[int] = set()
 
     def returned(self, function: int) -> Shape | None:
@@ -412,6 +413,16 @@ class ValueShapes:
         finally:
             self._busy.discard(function)
         self._returns[function] = found
+        return found
+
+    def variables(self, function: int) -> dict[str, Shape]:
+        """The kinds of value each variable of a frame of the function defined on line
+        ``function`` can hold, for the variables whose every binding is read here."""
+        found = self._envs.get(function)
+        if found is None:
+            node = self._defs.get(function)
+            env = {} if node is None or yields(node) else self._variables(function, node)
+            found = self._envs[function] = {n: s for n, s in env.items() if s is not None}
         return found
 
     def _variables(self, function: int, node: ast.FunctionDef) -> dict[str, Shape | None]:

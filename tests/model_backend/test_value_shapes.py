@@ -9,7 +9,12 @@ import torch
 
 from neural_debugger.model_backend.choosing import shortlist
 from neural_debugger.model_backend.flow import Expected, LineFlow, expect
-from neural_debugger.model_backend.grammar import FORWARD_KINDS, SourceLines, StateWriter
+from neural_debugger.model_backend.grammar import (
+    FORWARD_KINDS,
+    JsonCursor,
+    SourceLines,
+    StateWriter,
+)
 from neural_debugger.model_backend.tokenizer import load_tokenizer
 from neural_debugger.model_backend.value_shapes import Shape, reraising_lines
 from neural_debugger.model_backend.vocab import Vocab
@@ -152,6 +157,56 @@ def test_every_real_return_fits_the_shape_of_its_line() -> None:
     assert shaped > checked / 3
 
 
+def test_every_real_variable_fits_the_shape_of_its_bindings() -> None:
+    """Trace generated, package and everyday programs: at every line event of a plain
+    function's own frame, each variable shows a value of a kind its bindings give."""
+    programs = generate_programs(6, 40) + package_programs(6, 15)[0] + everyday_programs(6, 20)[0]
+    checked = shaped = 0
+    for index, candidate in enumerate(programs):
+        program = Program(path=f"p{index}.py", source=candidate.source, entry=candidate.entry)
+        events = record(program, TRACE_LIMITS).events
+        lines = program.context.split("\n")
+        entry = events[0].src if events and events[0].kind == "call" else None
+        flow = LineFlow(program.context)
+        for event in events:
+            if event.kind != "line":
+                continue
+            line = program.context_line(event.file, event.line)
+            shapes = flow.variable_shapes([line], lines, entry)
+            for name, value in event.locals.items():
+                checked += 1
+                if name in shapes:
+                    shaped += 1
+                    assert shapes[name].allows(value), (candidate.origin, line, name, value)
+    assert checked > 5000
+    assert shaped > checked / 10
+
+
+def test_a_variable_is_known_from_all_its_bindings() -> None:
+    flow = LineFlow(CODE)
+    function = LINES.index("def shout(text, times):") + 1
+    shapes = flow.variable_shapes([function + 3], LINES, "def main():")  # out += c.upper()
+    assert shapes["out"].kinds == {"str"} and shapes["c"].kinds == {"str"}
+    assert shapes["times"] == Shape(texts=frozenset({"2"}))
+    # the entry's parameters are not the code's to know
+    assert "text" not in flow.variable_shapes([function + 3], LINES, "def shout(text, times):")
+    # a comprehension's frame shares the line with its function's: not one frame's variables
+    squares = LINES.index("def squares(n):") + 2
+    assert flow.variable_shapes([squares], LINES, "def main():") == {}
+
+
+def test_the_grammar_writes_a_variable_only_as_its_kinds() -> None:
+    shapes = {"n": Shape(types=frozenset({"int"})), "s": Shape(texts=frozenset({"'a'", "None"}))}
+
+    def writes(text: str) -> bool:
+        cursor = JsonCursor("object", shapes=shapes)
+        return all(cursor.feed(b) for b in text.encode()) and cursor.done
+
+    assert writes('{"n": "5", "s": "None", "x": "[1]"}') and writes('{"n": "-3", "s": "\'a\'"}')
+    assert not writes('{"n": "\'5\'"}') and not writes('{"s": "\'b\'"}')
+    assert not writes('{"s": "Non"}') and not writes('{"n": "[5]"}')
+
+
 def test_a_frame_that_can_re_raise_is_known() -> None:
     code = "def f(x):\n    try:\n        return 1 / x\n    except KeyError:\n        return 0\n"
     assert {1, 3, 4, 5} <= reraising_lines(code)
@@ -196,7 +251,9 @@ def _expected(action: ActionKind, last: str) -> Expected:
 
 def test_the_grammar_writes_only_values_of_the_kinds_the_code_returns() -> None:
     stepped = _expected(ActionKind.STEP_INTO, "        return False")
-    assert stepped.return_shapes["        return False"] == Shape(texts=frozenset({"True", "False"}))
+    assert stepped.return_shapes["        return False"] == Shape(
+        texts=frozenset({"True", "False"})
+    )
     # a step out may pass an exception that leaves the frame: then it returns None
     jumped = _expected(ActionKind.STEP_RETURN, "    if n % 2:")
     assert jumped.return_shapes["    return True"].texts == {"True", "False", "None"}
@@ -208,7 +265,9 @@ def test_the_grammar_writes_only_values_of_the_kinds_the_code_returns() -> None:
     writer.advance(VOCAB.id_of_bytes[b'"'])
     assert writer.accepts(VOCAB.id_of_bytes[b"F"]) and writer.accepts(VOCAB.id_of_bytes[b"None"])
     assert not writer.accepts(VOCAB.id_of_bytes[b"'"])  # no string
-    assert not writer.accepts(VOCAB.id_of_bytes[b"["]) and not writer.accepts(VOCAB.id_of_bytes[b"1"])
+    assert not writer.accepts(VOCAB.id_of_bytes[b"["]) and not writer.accepts(
+        VOCAB.id_of_bytes[b"1"]
+    )
 
 
 def test_a_kind_is_chosen_by_all_the_probability_the_model_gives_it() -> None:
