@@ -66,10 +66,11 @@ def _other_kinds(row: torch.Tensor, writer: StateWriter) -> frozenset[int]:
     share its probability among many (``{'``, ``{1``, ``{}``), ``None`` has one, and taking
     the best single token would choose ``None`` where the model, all told, expects a dict.
 
-    A ``None`` only an exception gives (:attr:`.value_shapes.Shape.raised`) counts
-    :data:`.value_shapes.RAISED_SHARE` of the other kinds' total, how often that happens: the
-    model's own probability for ``None`` is mostly for a ``None`` returned, which the code
-    rules out there, and cannot tell an exception from it."""
+    A ``None`` only an exception gives (:attr:`.value_shapes.Shape.raised`) counts in full
+    where the model's own best token starts it (the model may have read that the frame
+    raises); else only :data:`.value_shapes.RAISED_SHARE` of the other kinds' total, how often
+    that happens: where the model expected a kind the code rules out, its probability for
+    ``None`` is mostly for a ``None`` returned, which the code rules out too."""
     kinds = writer.value_kinds()
     if kinds is None:
         return frozenset()
@@ -78,9 +79,10 @@ def _other_kinds(row: torch.Tensor, writer: StateWriter) -> frozenset[int]:
     probs = torch.softmax(row.float(), -1).cpu()
     masses = [float(probs[torch.isin(starts, torch.tensor(sorted(g)))].sum()) for g, _ in groups]
     returned = sum(m for m, (_, raised) in zip(masses, groups, strict=True) if not raised)
+    top = int(starts[int(row.argmax())])  # the first byte of the model's own best token
     masses = [
-        RAISED_SHARE * returned if raised else m
-        for m, (_, raised) in zip(masses, groups, strict=True)
+        RAISED_SHARE * returned if raised and top not in g else m
+        for m, (g, raised) in zip(masses, groups, strict=True)
     ]
     best = groups[masses.index(max(masses))][0]
     others = torch.tensor(sorted(set().union(*(g for g, _ in groups)) - best))

@@ -106,8 +106,9 @@ NONE = Shape(texts=frozenset({"None"}))
 # How often a jump to a return (a breakpoint, a step out, a continue) lands on a frame an
 # exception leaves, where the frame's code returns no ``None`` itself: 76 of 2,762 such real
 # returns in the flow check's trajectories (the held-out sets and 10,000 training
-# trajectories, ``make flow-check``). The model's probability for ``None`` there is mostly for
-# a ``None`` the code rules out; a decoder counts this share of the kinds' total for it.
+# trajectories, ``make flow-check``). Where the model expected a kind the code rules out, its
+# probability for ``None`` is mostly for a ``None`` the code rules out too; a decoder then
+# counts this share of the other kinds' total for it (:func:`.choosing.shortlist`).
 RAISED_SHARE = 0.028
 BOOL = Shape(texts=frozenset({"True", "False"}))
 

@@ -3,6 +3,7 @@ grammar and the decoding rule apply it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import torch
@@ -21,6 +22,7 @@ from neural_debugger.model_backend.vocab import Vocab
 from neural_debugger.paths import default_model_dir
 from neural_debugger.protocol import Action, ActionKind, State, StateKind
 from neural_debugger.protocol.source_map import SourceMap
+from neural_debugger.tracer.events import TraceEvent
 from neural_debugger.tracer.program import Program
 from neural_debugger.tracer.record import record
 from neural_debugger.training.data import TRACE_LIMITS
@@ -129,17 +131,23 @@ def test_generators_recursion_and_rebinding_are_not_guessed() -> None:
     assert shapes["    return c"] == Shape(texts=frozenset({"'x'"}))  # one to one
 
 
-def test_every_real_return_fits_the_shape_of_its_line() -> None:
-    """Trace generated, package and everyday programs: every return event's value fits what
-    the code says its line can return (with ``None`` where an exception left the frame)."""
-    programs = generate_programs(5, 40) + package_programs(5, 15)[0] + everyday_programs(5, 20)[0]
-    checked = shaped = 0
-    for index, candidate in enumerate(programs):
+def _runs(seed: int) -> Iterator[tuple[str, Program, LineFlow, str | None, list[TraceEvent]]]:
+    """Generated, package and everyday programs run under the tracer: each one's origin,
+    program, flow, entry text (the first event's) and events."""
+    programs = generate_programs(seed, 40) + package_programs(seed, 15)[0]
+    for index, candidate in enumerate(programs + everyday_programs(seed, 20)[0]):
         program = Program(path=f"p{index}.py", source=candidate.source, entry=candidate.entry)
         events = record(program, TRACE_LIMITS).events
-        lines = program.context.split("\n")
         entry = events[0].src if events and events[0].kind == "call" else None
-        shapes = LineFlow(program.context).return_shapes(lines, entry)
+        yield candidate.origin, program, LineFlow(program.context), entry, events
+
+
+def test_every_real_return_fits_the_shape_of_its_line() -> None:
+    """Every return event's value fits what the code says its line can return (with
+    ``None`` where an exception left the frame)."""
+    checked = shaped = 0
+    for origin, program, flow, entry, events in _runs(5):
+        shapes = flow.return_shapes(program.context.split("\n"), entry)
         raised: set[int] = set()
         for event in events:
             if event.kind == "exception":
@@ -152,22 +160,17 @@ def test_every_real_return_fits_the_shape_of_its_line() -> None:
                 continue
             shaped += 1
             fits = shape.or_raised() if event.activation in raised else shape
-            assert fits.allows(event.value), (candidate.origin, event.src, event.value, shape)
+            assert fits.allows(event.value), (origin, event.src, event.value, shape)
     assert checked > 500
     assert shaped > checked / 3
 
 
 def test_every_real_variable_fits_the_shape_of_its_bindings() -> None:
-    """Trace generated, package and everyday programs: at every line event of a plain
-    function's own frame, each variable shows a value of a kind its bindings give."""
-    programs = generate_programs(6, 40) + package_programs(6, 15)[0] + everyday_programs(6, 20)[0]
+    """At every line event of a plain function's own frame, each variable shows a value of
+    a kind its bindings give."""
     checked = shaped = 0
-    for index, candidate in enumerate(programs):
-        program = Program(path=f"p{index}.py", source=candidate.source, entry=candidate.entry)
-        events = record(program, TRACE_LIMITS).events
+    for origin, program, flow, entry, events in _runs(6):
         lines = program.context.split("\n")
-        entry = events[0].src if events and events[0].kind == "call" else None
-        flow = LineFlow(program.context)
         for event in events:
             if event.kind != "line":
                 continue
@@ -177,7 +180,7 @@ def test_every_real_variable_fits_the_shape_of_its_bindings() -> None:
                 checked += 1
                 if name in shapes:
                     shaped += 1
-                    assert shapes[name].allows(value), (candidate.origin, line, name, value)
+                    assert shapes[name].allows(value), (origin, line, name, value)
     assert checked > 5000
     assert shaped > checked / 10
 
@@ -272,8 +275,9 @@ def test_the_grammar_writes_only_values_of_the_kinds_the_code_returns() -> None:
 
 def test_a_kind_is_chosen_by_all_the_probability_the_model_gives_it() -> None:
     """A list's first tokens share its probability; ``None`` (only an exception's, where
-    ``pick`` is stepped out of) counts only the share such returns have. The best single
-    token is ``None``, the best kind a list."""
+    ``pick`` is stepped out of) counts only the share such returns have, unless the model's
+    own best token starts it. The best single allowed token is ``None``, the best kind a
+    list."""
     src = "        return [1]"
     expected = Expected(return_shapes={src: Shape(types=frozenset({"list"})).or_raised()})
     writer = _return_writer(expected, src)
@@ -285,6 +289,14 @@ def test_a_kind_is_chosen_by_all_the_probability_the_model_gives_it() -> None:
     logits[VOCAB.id_of_bytes[b"None"]] = 2.0  # alone better than any one list token
     chosen = shortlist(logits, writer, 1)
     assert VOCAB.bytes_of[int(chosen[0])][:1] == b"["  # type: ignore[index]
+    # the model's own best token by far: it may have read that the frame raises
+    logits[VOCAB.id_of_bytes[b"None"]] = 9.0
+    assert VOCAB.bytes_of[int(shortlist(logits, writer, 1)[0])] == b"None"
+    # ... but not where it expected a kind the code rules out
+    logits[VOCAB.id_of_bytes[b"'"]] = 12.0
+    assert VOCAB.bytes_of[int(shortlist(logits, writer, 1)[0])][:1] == b"["  # type: ignore[index]
+    logits[VOCAB.id_of_bytes[b"'"]] = -30.0
+    logits[VOCAB.id_of_bytes[b"None"]] = 2.0
     # where the code returns ``None`` itself, it is one kind among others, taken as it is
     returning = Shape(texts=frozenset({"None"}), types=frozenset({"list"}))
     writer = _return_writer(Expected(return_shapes={src: returning}), src)
