@@ -28,6 +28,7 @@ import dis
 import functools
 import inspect
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from types import CodeType
@@ -49,8 +50,10 @@ from neural_debugger.model_backend.handed_back import (
 from neural_debugger.model_backend.module_constants import ModuleConstants, plain_classes
 from neural_debugger.model_backend.passed_arguments import PassedArguments, only_read_everywhere
 from neural_debugger.model_backend.value_shapes import (
+    CodeUnit,
     Shape,
     ValueShapes,
+    code_unit,
     line_shapes,
     reraising_lines,
     union,
@@ -139,9 +142,11 @@ class LineFlow:
         self._call_names: dict[str, frozenset[str]] | None = None
         self._passed_texts: dict[str, dict[str, dict[str, str]]] = {}  # by the entry's text
         self._def_texts: dict[int, str] | None = None
-        # what the code returns and binds, by the entry's text (:meth:`_value_shapes`)
+        # what the code returns and binds, by the entry's text (:meth:`_value_shapes`); each
+        # code object as :func:`.value_shapes.line_shapes` reads it
         self._shapes_by_entry: dict[str | None, ValueShapes | None] = {}
-        self._return_shapes: dict[str | None, dict[str, Shape]] = {}
+        self._return_shapes: dict[tuple[str | None, bool], dict[str, Shape]] = {}
+        self._code_units: list[CodeUnit] = []
         self._before: dict[int, set[int]] | None = None
         # for each code object of a function: a line -> the variables that can be bound when
         # its line event fires, and a call event's line -> those bound at that event (None for
@@ -187,6 +192,7 @@ class LineFlow:
         units: list[tuple[CodeType, dis.Bytecode]] = [
             (unit, _Decoded(unit)) for unit in _code_objects(top)
         ]
+        self._code_units = [code_unit(unit, bytecode) for unit, bytecode in units]
         self._made_on = _made_on(units)
         self._renaming = _renames_functions(units)
         nonlocal_stores = _stored_from_inner_functions(units)
@@ -289,10 +295,15 @@ class LineFlow:
     def passed(self) -> PassedArguments:
         """The literals calls pass to the code's plain functions, written out or by the name
         of a module constant no code binds again (:mod:`.passed_arguments`)."""
-        sites, tree = self.call_sites, self._tree
-        literals = self.module_constants.literals
-        constants = {n: v for n, v in literals.items() if tree and bound_once(tree, n)}
+        sites = self.call_sites
+        constants = self._constants_bound_once
         return PassedArguments(sites.functions, sites.sites, sites.builtins_kept, constants)
+
+    @functools.cached_property
+    def _constants_bound_once(self) -> dict[str, object]:
+        """The module's constants (:mod:`.module_constants`) no code binds again, by value."""
+        tree, literals = self._tree, self.module_constants.literals
+        return {n: v for n, v in literals.items() if tree and bound_once(tree, n)}
 
     def passed_by_call_text(self, lines: list[str], entry: str | None) -> dict[str, dict[str, str]]:
         """The parameter values a call state shows whatever call made it, by its source text
@@ -327,30 +338,37 @@ class LineFlow:
                 for number in sites.functions
                 if entry is not None and lines[number - 1] != entry
             }
-            literals = self.module_constants.literals
-            constants = {n: render_value(v) for n, v in literals.items() if bound_once(tree, n)}
+            constants = {n: render_value(v) for n, v in self._constants_bound_once.items()}
             shapes = ValueShapes(tree, sites.functions, passed, sites.builtins_kept, constants)
         self._shapes_by_entry[entry] = shapes
         return shapes
 
-    def return_shapes(self, lines: list[str], entry: str | None) -> dict[str, Shape]:
+    def return_shapes(
+        self, lines: list[str], entry: str | None, raised: bool = False
+    ) -> dict[str, Shape]:
         """What a return state may show as its value, by its source text, where the code
         fixes its kind for every frame with code on every line of that text
-        (:mod:`.value_shapes`; ``entry`` as for :meth:`_value_shapes`)."""
-        cached = self._return_shapes.get(entry)
+        (:mod:`.value_shapes`; ``entry`` as for :meth:`_value_shapes`). ``raised``: with
+        ``None`` for a frame an exception leaves (:meth:`.Shape.or_raised`)."""
+        cached = self._return_shapes.get((entry, raised))
         if cached is not None:
             return cached
-        cached = self._return_shapes[entry] = {}
+        if raised:
+            plain = self.return_shapes(lines, entry)
+            cached = {text: shape.or_raised() for text, shape in plain.items()}
+            self._return_shapes[entry, raised] = cached
+            return cached
+        cached = self._return_shapes[entry, raised] = {}
         shapes = self._value_shapes(lines, entry)
         if shapes is None or self._tree is None:
             return cached
         by_text: dict[str, list[Shape | None]] = {}
-        for number, shape in line_shapes(self.code, shapes, self._tree).items():
+        for number, shape in line_shapes(self._code_units, shapes, self._tree).items():
             if 0 < number <= len(lines):
                 by_text.setdefault(lines[number - 1], []).append(shape)
+        counts = Counter(lines)
         for text, found in by_text.items():
-            numbers = [n for n, t in enumerate(lines, 1) if t == text]
-            known = union(found) if len(found) == len(numbers) else None
+            known = union(found) if len(found) == counts[text] else None
             if known is not None:
                 cached[text] = known
         return cached
@@ -370,8 +388,8 @@ class LineFlow:
 
     @functools.cached_property
     def reraising_lines(self) -> frozenset[int]:
-        """The lines of frames whose code can re-raise (:func:`.value_shapes.reraising_lines`)."""
-        return reraising_lines(self.code)
+        """The lines of frames whose code can re-raise (:attr:`.value_shapes.CodeUnit.reraises`)."""
+        return reraising_lines(self._code_units)
 
     def def_texts(self, lines: list[str]) -> dict[int, str]:
         """The ``def`` line text of each plain function (by def line) that no other line of
@@ -1649,14 +1667,12 @@ def _return_shapes(
     or over from a line or a call lands on a return with no exception state of the frame
     between, so that one alone returns what a ``return`` gives, unless the frame's code can
     re-raise (:func:`.value_shapes.reraising_lines`)."""
-    shapes = flow.return_shapes(source.lines, entry_text(states))
     stepped = action.kind in (ActionKind.STEP_INTO, ActionKind.STEP_OVER)
     last = states[-1]
-    if stepped and last.kind in (StateKind.LINE, StateKind.CALL):
-        here = source.by_text.get(last.src or "", [])
-        if not flow.reraising_lines & set(here):
-            return shapes
-    return {text: shape.or_raised() for text, shape in shapes.items()}
+    here = source.by_text.get(last.src or "", [])
+    returned = stepped and last.kind in (StateKind.LINE, StateKind.CALL)
+    raised = not returned or bool(flow.reraising_lines.intersection(here))
+    return flow.return_shapes(source.lines, entry_text(states), raised)
 
 
 def _defined_in_the_frame(flow: LineFlow, source: SourceMap, expected: Expected) -> Expected:

@@ -48,6 +48,7 @@ can turn token log-probabilities into a confidence per part.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import keyword
@@ -447,14 +448,21 @@ class Before:
         return not self.complete or name in self._names
 
 
+def _first_bytes(kind: str) -> set[int]:
+    """The bytes a value of the builtin type ``kind`` starts with as JSON string contents (a
+    quote is written escaped)."""
+    return set(FIRSTS[kind].replace('"', "\\").encode())
+
+
+@functools.lru_cache(maxsize=1024)
 def _shape_bytes(shape: Shape) -> tuple[tuple[bytes, ...], frozenset[int]]:
-    """A :class:`.value_shapes.Shape` as a return value's JSON string contents: its texts, and
-    the first bytes of its types' texts (a quote is written escaped)."""
+    """A :class:`.value_shapes.Shape` as a value's JSON string contents: its texts, and the
+    first bytes of its types' texts (cached: a session writes the same shapes again)."""
     texts = tuple(_json_texts({"": text})[b""] for text in sorted(shape.texts))
-    firsts = "".join(FIRSTS[kind] for kind in shape.types).replace('"', "\\")
-    return texts, frozenset(firsts.encode())
+    return texts, frozenset(b for kind in shape.types for b in _first_bytes(kind))
 
 
+@functools.lru_cache(maxsize=1024)
 def _kind_bytes(shape: Shape) -> tuple[tuple[frozenset[int], bool], ...]:
     """The first bytes of each kind of value ``shape`` holds, as JSON string contents, and
     whether it is a ``None`` only an exception gives (:attr:`.value_shapes.Shape.raised`);
@@ -464,7 +472,7 @@ def _kind_bytes(shape: Shape) -> tuple[tuple[frozenset[int], bool], ...]:
         texts = [t for t in shape.texts if text_kind(t) == kind]
         firsts = {_json_texts({"": t})[b""][0] for t in texts}
         if kind in shape.types:
-            firsts |= set(FIRSTS[kind].replace('"', "\\").encode())
+            firsts |= _first_bytes(kind)
         raised = shape.raised and kind == "NoneType"
         for group in [g for g in groups if g[0] & firsts]:
             groups.remove(group)

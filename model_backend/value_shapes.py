@@ -39,7 +39,6 @@ import ast
 import dis
 import functools
 import sys
-import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import CodeType
@@ -582,32 +581,31 @@ def _text_shape(text: str) -> Shape | None:
     return typed(name) if name in FIRSTS else None
 
 
-def code_units(code: str) -> list[CodeType]:
-    """Every code object of ``code`` (none where it does not compile)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            top = compile(code, "<context>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError, OverflowError, RecursionError, MemoryError):
-        return []
-    found, todo = [], [top]
-    while todo:
-        unit = todo.pop()
-        found.append(unit)
-        todo.extend(c for c in unit.co_consts if isinstance(c, CodeType))
-    return found
+@dataclass(frozen=True)
+class CodeUnit:
+    """What :func:`line_shapes` reads of one code object: its name, first line, flags, the
+    lines it has instructions on, and whether it can re-raise an exception (an ``except``
+    that does not match, the end of a ``finally`` or a ``with`` after an error), which
+    leaves its frame with no exception event, so a step from one of its lines can land on a
+    return of ``None``."""
+
+    name: str
+    first_line: int
+    flags: int
+    lines: frozenset[int]
+    reraises: bool
 
 
-def reraising_lines(code: str) -> frozenset[int]:
-    """The lines of every frame whose code can re-raise an exception (an ``except`` that does
-    not match, the end of a ``finally`` or a ``with`` after an error): it leaves the frame
-    with no exception event of its own, so a step from one of its lines can land on a return
-    of ``None``."""
-    found: set[int] = set()
-    for unit in code_units(code):
-        if any(i.opname == "RERAISE" for i in dis.get_instructions(unit)):
-            found.update(line for _, _, line in unit.co_lines() if line is not None)
-    return frozenset(found)
+def code_unit(unit: CodeType, instructions: Iterable[dis.Instruction]) -> CodeUnit:
+    """The :class:`CodeUnit` of ``unit``, whose ``instructions`` the caller has decoded."""
+    lines = frozenset(line for _, _, line in unit.co_lines() if line is not None)
+    reraises = any(i.opname == "RERAISE" for i in instructions)
+    return CodeUnit(unit.co_name, unit.co_firstlineno, unit.co_flags, lines, reraises)
+
+
+def reraising_lines(units: Iterable[CodeUnit]) -> frozenset[int]:
+    """The lines of every code that can re-raise (:attr:`CodeUnit.reraises`)."""
+    return frozenset(line for unit in units if unit.reraises for line in unit.lines)
 
 
 _COMPREHENDED = {"<listcomp>": typed("list"), "<setcomp>": typed("set")} | {
@@ -616,7 +614,9 @@ _COMPREHENDED = {"<listcomp>": typed("list"), "<setcomp>": typed("set")} | {
 }
 
 
-def line_shapes(code: str, shapes: ValueShapes, tree: ast.Module) -> dict[int, Shape | None]:
+def line_shapes(
+    units: Iterable[CodeUnit], shapes: ValueShapes, tree: ast.Module
+) -> dict[int, Shape | None]:
     """For each line with code: what a frame returning on it can return, every frame with
     instructions there counted (None: any value)."""
     functions = {
@@ -625,14 +625,13 @@ def line_shapes(code: str, shapes: ValueShapes, tree: ast.Module) -> dict[int, S
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
     }
     found: dict[int, list[Shape | None]] = {}
-    for unit in code_units(code):
-        shape: Shape | None = _COMPREHENDED.get(unit.co_name)
-        node = functions.get((unit.co_name, unit.co_firstlineno))
-        if unit.co_flags & _GENERATOR_FLAGS:
+    for unit in units:
+        shape: Shape | None = _COMPREHENDED.get(unit.name)
+        node = functions.get((unit.name, unit.first_line))
+        if unit.flags & _GENERATOR_FLAGS:
             shape = None
-        elif isinstance(node, ast.FunctionDef) and unit.co_name not in _COMPREHENDED:
+        elif isinstance(node, ast.FunctionDef) and unit.name not in _COMPREHENDED:
             shape = shapes.returned(node.lineno)
-        for _, _, line in unit.co_lines():
-            if line is not None:
-                found.setdefault(line, []).append(shape)
+        for line in unit.lines:
+            found.setdefault(line, []).append(shape)
     return {line: union(each) for line, each in found.items()}

@@ -17,7 +17,7 @@ from neural_debugger.model_backend.grammar import (
     StateWriter,
 )
 from neural_debugger.model_backend.tokenizer import load_tokenizer
-from neural_debugger.model_backend.value_shapes import Shape, reraising_lines
+from neural_debugger.model_backend.value_shapes import Shape
 from neural_debugger.model_backend.vocab import Vocab
 from neural_debugger.paths import default_model_dir
 from neural_debugger.protocol import Action, ActionKind, State, StateKind
@@ -212,8 +212,8 @@ def test_the_grammar_writes_a_variable_only_as_its_kinds() -> None:
 
 def test_a_frame_that_can_re_raise_is_known() -> None:
     code = "def f(x):\n    try:\n        return 1 / x\n    except KeyError:\n        return 0\n"
-    assert {1, 3, 4, 5} <= reraising_lines(code)
-    assert reraising_lines("def g(x):\n    return x\n") == frozenset()
+    assert {1, 3, 4, 5} <= LineFlow(code).reraising_lines
+    assert LineFlow("def g(x):\n    return x\n").reraising_lines == frozenset()
 
 
 def _return_writer(expected: Expected, src: str) -> StateWriter:
