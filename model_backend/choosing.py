@@ -17,7 +17,8 @@ import torch
 
 from .backend import DecodeOptions, PredictionError
 from .grammar import StateWriter
-from .value_shapes import RAISED_SHARE
+from .parameter_uses import UNUSED_SHARE
+from .value_shapes import RAISED_SHARE, Odds
 from .vocab import Vocab
 
 FIRST_LOOK = 16  # tokens ranked before the grammar is asked, in the common case
@@ -66,37 +67,43 @@ def _other_kinds(row: torch.Tensor, writer: StateWriter) -> frozenset[int]:
     share its probability among many (``{'``, ``{1``, ``{}``), ``None`` has one, and taking
     the best single token would choose ``None`` where the model, all told, expects a dict.
 
-    A ``None`` only an exception gives (:attr:`.value_shapes.Shape.raised`) counts in full
+    A ``None`` only an exception gives (:attr:`.value_shapes.Odds.RAISED`) counts in full
     where the model's own best token starts it (the model may have read that the frame
     raises); else only :data:`.value_shapes.RAISED_SHARE` of the other kinds' total, how often
     that happens: where the model expected a kind the code rules out, its probability for
-    ``None`` is mostly for a ``None`` returned, which the code rules out too."""
+    ``None`` is mostly for a ``None`` returned, which the code rules out too. The kinds the
+    code's use of a value does not admit (:attr:`.value_shapes.Odds.UNUSED`: a parameter's,
+    :mod:`.parameter_uses`) count :data:`.parameter_uses.UNUSED_SHARE` of the admitted
+    kinds' total, how often such a kind is passed all the same, whatever the model gives
+    them: the small model is often all but sure of a kind the code cannot use (a string for
+    the ``d`` of ``d.items()``), so its own probability says little there."""
     kinds = writer.value_kinds()
     if kinds is None:
         return frozenset()
-    groups, at = kinds
-    starts = _kind_byte(writer.vocab, at)
+    groups, lead = kinds
+    starts = _kind_byte(writer.vocab, lead)
     probs = torch.softmax(row.float(), -1).cpu()
     masses = [float(probs[torch.isin(starts, torch.tensor(sorted(g)))].sum()) for g, _ in groups]
-    returned = sum(m for m, (_, raised) in zip(masses, groups, strict=True) if not raised)
+    weighed = [m for m, (_, odds) in zip(masses, groups, strict=True) if odds is Odds.MODEL]
     top = int(starts[int(row.argmax())])  # the first byte of the model's own best token
-    masses = [
-        RAISED_SHARE * returned if raised and top not in g else m
-        for m, (g, raised) in zip(masses, groups, strict=True)
-    ]
+    for i, (group, odds) in enumerate(groups):
+        if odds is Odds.RAISED and top not in group:
+            masses[i] = RAISED_SHARE * sum(weighed)
+        elif odds is Odds.UNUSED:
+            masses[i] = UNUSED_SHARE * sum(weighed)
     best = groups[masses.index(max(masses))][0]
     others = torch.tensor(sorted(set().union(*(g for g, _ in groups)) - best))
     return frozenset(torch.nonzero(torch.isin(starts, others)).flatten().tolist())
 
 
-@functools.lru_cache(maxsize=4)
-def _kind_byte(vocab: Vocab, at: int) -> torch.Tensor:
-    """Each token's byte at ``at`` (1: after a leading quote, the first byte of a string's
-    contents), -1 where it has none."""
+@functools.lru_cache(maxsize=8)
+def _kind_byte(vocab: Vocab, lead: bytes) -> torch.Tensor:
+    """Each token's byte after ``lead`` (the space and quote after a name's colon, a quote, or
+    nothing), -1 where it does not start with ``lead`` or has nothing after it."""
     found = []
     for piece in vocab.bytes_of:
-        quoted = at == 0 or (piece is not None and piece[:1] == b'"')
-        found.append(piece[at] if piece is not None and quoted and len(piece) > at else -1)
+        starts = piece is not None and piece.startswith(lead) and len(piece) > len(lead)
+        found.append(piece[len(lead)] if starts else -1)  # type: ignore[index]
     return torch.tensor(found)
 
 

@@ -48,6 +48,7 @@ from neural_debugger.model_backend.handed_back import (
     returns,
 )
 from neural_debugger.model_backend.module_constants import ModuleConstants, plain_classes
+from neural_debugger.model_backend.parameter_uses import parameter_kinds
 from neural_debugger.model_backend.passed_arguments import PassedArguments, only_read_everywhere
 from neural_debugger.model_backend.value_shapes import (
     CodeUnit,
@@ -140,6 +141,7 @@ class LineFlow:
         self._on_line: dict[int, set[int]] = {}
         self._starting: dict[int, set[int]] = {}
         self._call_names: dict[str, frozenset[str]] | None = None
+        self._likely: dict[str, dict[str, frozenset[str]]] | None = None
         self._passed_texts: dict[str, dict[str, dict[str, str]]] = {}  # by the entry's text
         self._def_texts: dict[int, str] | None = None
         # what the code returns and binds, by the entry's text (:meth:`_value_shapes`); each
@@ -385,6 +387,20 @@ class LineFlow:
             return {}
         shapes = self._value_shapes(lines, entry)
         return {} if shapes is None else shapes.variables(function)
+
+    def likely_by_call_text(self, lines: list[str]) -> dict[str, dict[str, frozenset[str]]]:
+        """The kinds of value a call state's parameters are, as the function's uses of them
+        read (:mod:`.parameter_uses`: evidence a decoder weighs, never a rule), by the call
+        state's source text (``lines``: the code's lines), where one line alone has it."""
+        if self._likely is None:
+            counts = Counter(lines)
+            found = parameter_kinds(self._tree) if self._tree is not None else {}
+            self._likely = {
+                lines[number - 1]: kinds
+                for number, kinds in found.items()
+                if 0 < number <= len(lines) and counts[lines[number - 1]] == 1
+            }
+        return self._likely
 
     @functools.cached_property
     def reraising_lines(self) -> frozenset[int]:
@@ -1499,6 +1515,9 @@ class Expected:
     # a call state, by its source line: the value each of these names has wherever it is shown
     # (the parameters its call passed; a line not listed: any)
     call_fixed: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # a call state, by its source line: the kinds each parameter's uses admit, which a decoder
+    # favours (:mod:`.parameter_uses`; not checked by :meth:`allows`: evidence, not a rule)
+    call_likely: Mapping[str, Mapping[str, frozenset[str]]] = field(default_factory=dict)
     # the locals of a line state must show these: whole locals, a function's arguments and what
     # every path to the line bound (the module's names bound before its line); a diff, what a
     # copy changed; a call state's, by its source line, those of :attr:`call_required` (a line
@@ -1623,6 +1642,7 @@ def expect(
             backward,
             call_required=flow.required_by_call_text(source.lines, module),
             call_fixed=flow.passed_by_call_text(source.lines, entry_text(states)),
+            call_likely=flow.likely_by_call_text(source.lines),
         )
     if last.kind is StateKind.RETURN and flow.in_the_module(here):
         # the module frame returned (the top frame): whatever the action, the run is over
@@ -1633,6 +1653,7 @@ def expect(
         forward,
         call_required=flow.required_by_call_text(source.lines, False),
         call_fixed=_passed(flow, source, states, action, here),
+        call_likely=flow.likely_by_call_text(source.lines),
     )
     if action.kind in _STEPS_ON and not _top_frame_returned(flow, source, states, here):
         # a run ends (but by the tracer's limits) only after its top frame's return event

@@ -75,7 +75,7 @@ from neural_debugger.tracer.values import (
 
 from .backend import History
 from .flow import CALL_KINDS, LINE_KINDS, Expected, LineFlow, expect
-from .value_shapes import FIRSTS, Shape, text_kind
+from .value_shapes import FIRSTS, Odds, Shape, text_kind
 from .vocab import Vocab
 
 MAX_NAME_CHARS = 100
@@ -83,6 +83,9 @@ MAX_NAME_CHARS = 100
 _CUT_TAIL = CUT_MARKER.encode() + b'"'
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 MAX_ENTRIES = MAX_VARIABLES + 2  # the diff marker and the "…" entry for more variables
+# Where a value of a few kinds starts: the first bytes of each kind (as JSON string contents)
+# and how a decoder weighs it (:func:`.choosing.shortlist`).
+KindGroups = tuple[tuple[frozenset[int], Odds], ...]
 
 FORWARD_KINDS = tuple(k for k in StateKind if not k.is_inverse)
 INVERSE_KINDS = tuple(k for k in StateKind if k.is_inverse)
@@ -133,6 +136,8 @@ class JsonCursor:
         "key",
         "keys",
         "kinds",
+        "leaning",
+        "likely",
         "mode",
         "names",
         "need_diff",
@@ -157,6 +162,7 @@ class JsonCursor:
         want: bytes | None = None,
         shape: Shape | None = None,
         shapes: Mapping[str, Shape] | None = None,
+        likely: Mapping[str, frozenset[str]] | None = None,
     ) -> None:
         self.mode = mode  # "object" or "string"
         self.want = want  # a string's contents, where the code fixes them (None: any)
@@ -170,6 +176,11 @@ class JsonCursor:
             name.encode(): (_shape_bytes(each), _kind_bytes(each))
             for name, each in (shapes or {}).items()
         }
+        # the kinds each variable's uses admit (:mod:`.parameter_uses`, by name), which a
+        # decoder favours but the grammar does not require; the value being read's, from its
+        # opening quote
+        self.likely = {name.encode(): _used_bytes(kinds) for name, kinds in (likely or {}).items()}
+        self.leaning: KindGroups = ()
         self.names = names  # the names a key may be (None: any)
         self.before = before  # in a diff: what it is a diff against (None: not known)
         # names whose value the code fixes (as JSON string contents), and names the locals
@@ -237,6 +248,7 @@ class JsonCursor:
                 self.state = "value"
                 if self.key in self.shapes and self.key not in self.fixed:
                     self.shape, self.kinds = self.shapes[self.key]
+                self.leaning = self._likely_now() or ()
                 return True
             ok = byte == 0x6E and self.diff and self.key != _MARKER  # n of null
             if ok and self.before is not None and self.key is not None:
@@ -409,19 +421,32 @@ class JsonCursor:
         self.state = "broken"
         return False
 
-    def kinds_next(self) -> tuple[tuple[tuple[frozenset[int], bool], ...], int] | None:
-        """Where a value whose kinds the code fixes is about to start: :func:`_kind_bytes` of
-        its shape, and where in the next token its first byte lies (1: after the opening
-        quote, 0: first). None elsewhere."""
+    def kinds_next(self) -> tuple[KindGroups, bytes] | None:
+        """Where a value whose kinds the code fixes, or its uses favour, is about to start:
+        :func:`_kind_bytes` of its shape (:func:`_used_bytes` of its uses), and what the next
+        token writes before the value's first byte (the space and the opening quote after a
+        name's colon, the opening quote, or nothing). None elsewhere."""
         if self.buf or self.escape:
             return None
         if self.state == "start" and self.mode == "string" and self.want is None:
-            return (self.kinds, 1) if self.shape is not None else None
-        if self.state == "value_start" and self.key in self.shapes and self.key not in self.fixed:
-            return self.shapes[self.key][1], 1
+            return (self.kinds, b'"') if self.shape is not None else None
+        if self.state in ("colon_space", "value_start"):
+            lead = b' "' if self.state == "colon_space" else b'"'
+            if self.key in self.shapes and self.key not in self.fixed:
+                return self.shapes[self.key][1], lead
+            likely = self._likely_now()
+            return (likely, lead) if likely is not None else None
         if self.state in ("string", "value") and self.shape is not None:
-            return self.kinds, 0
+            return self.kinds, b""
+        if self.state == "value" and self.leaning:
+            return self.leaning, b""
         return None
+
+    def _likely_now(self) -> KindGroups | None:
+        """The kinds the uses of the variable whose value starts favour (None: no such)."""
+        if self.key is None or self.key in self.fixed or self.key in self.shapes:
+            return None
+        return self.likely.get(self.key)
 
 
 class Before:
@@ -463,10 +488,11 @@ def _shape_bytes(shape: Shape) -> tuple[tuple[bytes, ...], frozenset[int]]:
 
 
 @functools.lru_cache(maxsize=1024)
-def _kind_bytes(shape: Shape) -> tuple[tuple[frozenset[int], bool], ...]:
+def _kind_bytes(shape: Shape) -> KindGroups:
     """The first bytes of each kind of value ``shape`` holds, as JSON string contents, and
-    whether it is a ``None`` only an exception gives (:attr:`.value_shapes.Shape.raised`);
-    kinds whose texts can start alike (an ``int`` and a ``float``) are one."""
+    how a decoder weighs it: a ``None`` only an exception gives (:attr:`.value_shapes.Shape.
+    raised`) as such, others by the model; kinds whose texts can start alike (an ``int`` and
+    a ``float``) are one."""
     groups: list[tuple[set[int], bool]] = []
     for kind in sorted(shape.kinds):
         texts = [t for t in shape.texts if text_kind(t) == kind]
@@ -479,7 +505,23 @@ def _kind_bytes(shape: Shape) -> tuple[tuple[frozenset[int], bool], ...]:
             firsts |= group[0]
             raised = raised and group[1]
         groups.append((firsts, raised))
-    return tuple((frozenset(g), raised) for g, raised in groups)
+    return tuple((frozenset(g), Odds.RAISED if raised else Odds.MODEL) for g, raised in groups)
+
+
+@functools.lru_cache(maxsize=1024)
+def _used_bytes(kinds: frozenset[str]) -> KindGroups:
+    """The first bytes of each of ``kinds`` (a parameter's, :mod:`.parameter_uses`), kinds
+    that can start alike as one, weighed by the model; and every other first byte, as a
+    kind the uses do not admit."""
+    groups: list[set[int]] = []
+    for kind in sorted(kinds):
+        firsts = _first_bytes(kind)
+        for group in [g for g in groups if g & firsts]:
+            groups.remove(group)
+            firsts |= group
+        groups.append(firsts)
+    other = frozenset(range(256)) - set().union(*groups)
+    return (*((frozenset(g), Odds.MODEL) for g in groups), (other, Odds.UNUSED))
 
 
 def _json_texts(values: Mapping[str, str]) -> dict[bytes, bytes]:
@@ -678,11 +720,12 @@ class StateWriter:
         start = len(self._src_ids)
         return [self.source.canonical(ln)[start:] for ln in self._candidates()]
 
-    def value_kinds(self) -> tuple[tuple[tuple[frozenset[int], bool], ...], int] | None:
+    def value_kinds(self) -> tuple[KindGroups, bytes] | None:
         """Where a value whose kinds the code fixes starts (:mod:`.value_shapes`: a return
-        value, a variable's): the first bytes of each kind and whether it is a ``None`` only
-        an exception gives, and where in the next token that byte lies (after the opening
-        quote, or first). None elsewhere, or where one kind alone is left."""
+        value, a variable's), or whose kinds its uses favour (:mod:`.parameter_uses`: a call
+        state's parameter): the first bytes of each kind and how a decoder weighs it, and
+        what the next token writes before that byte (:meth:`JsonCursor.kinds_next`). None
+        elsewhere, or where one kind alone is left."""
         cursor = self._cursor
         if self.parts[0][0] not in ("string", "object") or cursor is None:
             return None
@@ -807,11 +850,13 @@ class StateWriter:
             # the module's constants, kept parameters, copies (forward line states)
             fixed = self.expected.fixed if self.kind is StateKind.LINE else None
             shapes = self.expected.shapes if self.kind is StateKind.LINE else None
+            likely = None
             if self.kind in CALL_KINDS:
                 text = self._written.decode(errors="replace")
                 frame = self.expected.call_names.get(text)
                 required = self.expected.call_required.get(text, frozenset())
                 fixed = self.expected.call_fixed.get(text)  # the parameters passed
+                likely = self.expected.call_likely.get(text)
             names = self.source.names if frame is None else self.source.names.within(frame, hidden)
             before = self.expected.before if self.kind in LINE_KINDS else None
             self._cursor = JsonCursor(
@@ -823,6 +868,7 @@ class StateWriter:
                 fixed=None if fixed is None else _json_texts(fixed),
                 required=frozenset(n.encode() for n in required),
                 shapes=shapes,
+                likely=likely,
             )
         elif kind == "string":
             returned = self.expected.returned if self.kind is StateKind.RETURN else None

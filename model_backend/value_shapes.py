@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import ast
 import dis
+import enum
 import functools
 import sys
 from collections.abc import Iterable, Iterator, Mapping
@@ -50,7 +51,7 @@ from .module_constants import first_line
 
 # The characters a builtin type's text (the tracer's render, :mod:`neural_debugger.tracer.
 # values`) can start with: an ``int`` past 50 000 bits is ``<int with N bits>``, a float may be
-# ``inf`` or ``nan``, an empty set is ``set()``.
+# ``inf`` or ``nan``, an empty set is ``set()``; a ``bool`` is ``True`` or ``False``.
 FIRSTS: dict[str, str] = {
     "int": "-0123456789<",
     "float": "-0123456789in",
@@ -60,6 +61,8 @@ FIRSTS: dict[str, str] = {
     "tuple": "(",
     "dict": "{",
     "set": "{s",
+    "bool": "TF",
+    "NoneType": "N",
 }
 _LITERAL_KINDS = {bool: "bool", type(None): "NoneType", int: "int", float: "float"} | {
     str: "str",
@@ -110,6 +113,17 @@ NONE = Shape(texts=frozenset({"None"}))
 # counts this share of the other kinds' total for it (:func:`.choosing.shortlist`).
 RAISED_SHARE = 0.028
 BOOL = Shape(texts=frozenset({"True", "False"}))
+
+
+class Odds(enum.Enum):
+    """How a decoder weighs one kind of value where a value of a few kinds starts
+    (:func:`.choosing.shortlist`): by the model's probability for it, as a ``None`` only an
+    exception gives (:data:`RAISED_SHARE`), or as a kind the code's use of the value does not
+    admit (:data:`.parameter_uses.UNUSED_SHARE`)."""
+
+    MODEL = "model"
+    RAISED = "raised"
+    UNUSED = "unused"
 
 
 def typed(*names: str) -> Shape:
@@ -238,6 +252,12 @@ def _plain_comparisons(tree: ast.Module) -> bool:
         stored = isinstance(node, ast.Name | ast.Attribute) and not isinstance(node.ctx, ast.Load)
         if stored and _stored_name(node) in _COMPARING:
             return False
+    return standard_imports(tree)
+
+
+def standard_imports(tree: ast.Module) -> bool:
+    """Whether every import of the code is of the standard library."""
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import) and any(
             a.name.split(".")[0] not in sys.stdlib_module_names for a in node.names
         ):

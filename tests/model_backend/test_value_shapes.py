@@ -3,7 +3,7 @@ grammar and the decoding rule apply it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import torch
@@ -28,6 +28,8 @@ from neural_debugger.tracer.record import record
 from neural_debugger.training.data import TRACE_LIMITS
 from neural_debugger.training.programs import generate_programs, package_programs
 from neural_debugger.training.programs.everyday import everyday_programs
+
+Walk = Callable[..., StateWriter]  # the ``walk`` fixture (conftest.py)
 
 VOCAB = Vocab(load_tokenizer(Path(default_model_dir())))
 CODE = """import math
@@ -216,23 +218,13 @@ def test_a_frame_that_can_re_raise_is_known() -> None:
     assert LineFlow("def g(x):\n    return x\n").reraising_lines == frozenset()
 
 
-def _return_writer(expected: Expected, src: str) -> StateWriter:
+def _return_writer(walk: Walk, expected: Expected, src: str) -> StateWriter:
     """A writer past a return state's source line ``src`` (its canonical tokens), at the
     value."""
     source = SourceLines(LINES, VOCAB)
     writer = StateWriter(VOCAB, source, FORWARD_KINDS, expected)
     writer.advance(VOCAB.special_id[StateKind.RETURN.token])
-    written = 0
-    while writer.part != "string":
-        forced = writer.forced()
-        in_src = writer.part == "src"
-        if forced is not None:
-            writer.take_forced(forced)
-            written += len(forced.ids) if in_src else 0
-        else:
-            writer.advance(source.canonical(src.encode())[written])
-            written += 1
-    return writer
+    return walk(writer, source, src, "string")
 
 
 def _expected(action: ActionKind, last: str) -> Expected:
@@ -252,7 +244,7 @@ def _expected(action: ActionKind, last: str) -> Expected:
     return expect(flow, source, states, (), Action(kind=action))
 
 
-def test_the_grammar_writes_only_values_of_the_kinds_the_code_returns() -> None:
+def test_the_grammar_writes_only_values_of_the_kinds_the_code_returns(walk: Walk) -> None:
     stepped = _expected(ActionKind.STEP_INTO, "        return False")
     assert stepped.return_shapes["        return False"] == Shape(
         texts=frozenset({"True", "False"})
@@ -264,7 +256,7 @@ def test_the_grammar_writes_only_values_of_the_kinds_the_code_returns() -> None:
     for value, ok in [("False", True), ("True", True), ("None", True), ("'no'", False)]:
         state = State(kind=StateKind.RETURN, src="    return True", value=value)
         assert jumped.allows(state) is ok
-    writer = _return_writer(jumped, "    return True")
+    writer = _return_writer(walk, jumped, "    return True")
     writer.advance(VOCAB.id_of_bytes[b'"'])
     assert writer.accepts(VOCAB.id_of_bytes[b"F"]) and writer.accepts(VOCAB.id_of_bytes[b"None"])
     assert not writer.accepts(VOCAB.id_of_bytes[b"'"])  # no string
@@ -273,14 +265,14 @@ def test_the_grammar_writes_only_values_of_the_kinds_the_code_returns() -> None:
     )
 
 
-def test_a_kind_is_chosen_by_all_the_probability_the_model_gives_it() -> None:
+def test_a_kind_is_chosen_by_all_the_probability_the_model_gives_it(walk: Walk) -> None:
     """A list's first tokens share its probability; ``None`` (only an exception's, where
     ``pick`` is stepped out of) counts only the share such returns have, unless the model's
     own best token starts it. The best single allowed token is ``None``, the best kind a
     list."""
     src = "        return [1]"
     expected = Expected(return_shapes={src: Shape(types=frozenset({"list"})).or_raised()})
-    writer = _return_writer(expected, src)
+    writer = _return_writer(walk, expected, src)
     writer.advance(VOCAB.id_of_bytes[b'"'])
     logits = torch.full((VOCAB.size,), -30.0)
     lists = [i for i, b in enumerate(VOCAB.bytes_of) if b and b[:1] == b"["][:6]
@@ -299,7 +291,7 @@ def test_a_kind_is_chosen_by_all_the_probability_the_model_gives_it() -> None:
     logits[VOCAB.id_of_bytes[b"None"]] = 2.0
     # where the code returns ``None`` itself, it is one kind among others, taken as it is
     returning = Shape(texts=frozenset({"None"}), types=frozenset({"list"}))
-    writer = _return_writer(Expected(return_shapes={src: returning}), src)
+    writer = _return_writer(walk, Expected(return_shapes={src: returning}), src)
     writer.advance(VOCAB.id_of_bytes[b'"'])
     logits[lists] = -1.0
     assert VOCAB.bytes_of[int(shortlist(logits, writer, 1)[0])] == b"None"
