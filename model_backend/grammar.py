@@ -75,6 +75,7 @@ from neural_debugger.tracer.values import (
 
 from .backend import History
 from .flow import CALL_KINDS, LINE_KINDS, Expected, LineFlow, expect
+from .repr_syntax import ReprSyntax
 from .value_shapes import FIRSTS, Odds, Shape, text_kind
 from .vocab import Vocab
 
@@ -93,6 +94,8 @@ _CALL_LIKE = (StateKind.CALL, StateKind.INV_CALL, StateKind.INV_LINE, StateKind.
 _NO_DIFF = (StateKind.CALL, StateKind.INV_CALL)
 _HEX = frozenset(b"0123456789abcdefABCDEF")
 _ESCAPES = frozenset(b'"\\/bfnrtu')
+# The characters a JSON escape other than \\uXXXX stands for (as a repr's syntax reads them).
+_ESCAPED = {ord('"'): '"', ord("\\"): "\\", ord("/"): "/"}
 _MARKER = DIFF_MARKER_KEY.encode()
 _MARKER_VALUE = DIFF_MARKER_VALUE.encode()
 # Keys a locals object may hold while its frame is not known: the diff marker and the entry for
@@ -145,6 +148,7 @@ class JsonCursor:
         "shape",
         "shapes",
         "state",
+        "syntax",
         "tail",
         "utf8",
         "want",
@@ -198,6 +202,9 @@ class JsonCursor:
         self.escape = 0  # 0: none; 1: after a backslash; 2..5: hex digits of \\uXXXX left
         self.chars = 0  # characters of the string being read (an escape counts as one)
         self.tail = 0  # bytes of _CUT_TAIL written: a value past MAX_VALUE_CHARS is being cut
+        # the repr syntax of the value being written (:mod:`.repr_syntax`; None: a name, or a
+        # value the code fixes)
+        self.syntax: ReprSyntax | None = None
         self.utf8 = (0, 0x80, 0xBF)  # continuation bytes a character still needs; the next's range
         self.done = False
 
@@ -207,6 +214,8 @@ class JsonCursor:
             setattr(other, name, getattr(self, name))
         other.buf = bytearray(self.buf)
         other.keys = set(self.keys)
+        if self.syntax is not None:
+            other.syntax = self.syntax.copy()
         return other
 
     @property
@@ -227,6 +236,7 @@ class JsonCursor:
             if byte != 0x22:
                 return False
             self.state = "string"
+            self.syntax = ReprSyntax() if self.want is None else None
             return True
         if s == "start":
             ok = byte == 0x7B  # {
@@ -246,6 +256,8 @@ class JsonCursor:
         elif s == "value_start":
             if byte == 0x22:
                 self.state = "value"
+                plain = self.key not in self.fixed and self.key != _MARKER
+                self.syntax = ReprSyntax() if plain else None
                 if self.key in self.shapes and self.key not in self.fixed:
                     self.shape, self.kinds = self.shapes[self.key]
                 self.leaning = self._likely_now() or ()
@@ -286,13 +298,13 @@ class JsonCursor:
                 return self._break()
             self.escape = 5 if byte == 0x75 else 0
             self.buf.append(byte)
-            return True
+            return self.escape > 0 or self._read(_ESCAPED.get(byte, "\x00"))
         if self.escape > 1:
             if byte not in _HEX:
                 return self._break()
             self.escape = self.escape - 1 if self.escape > 2 else 0
             self.buf.append(byte)
-            return True
+            return self.escape > 0 or self._read(chr(int(self.buf[-4:], 16)))
         if self.tail:
             return self._tail_byte(byte)
         # a value the code fixes: a variable's (the module's constants, a call's result) or a
@@ -305,6 +317,7 @@ class JsonCursor:
             if not self.buf and byte in firsts:
                 self.shape = None  # a value of one of the types: any text of it from here
             else:
+                self.syntax = None  # one of the exact texts, each whole
                 prefix = bytes(self.buf) + bytes([byte])
                 if byte == 0x22 and bytes(self.buf) in texts:
                     return self._close_string()
@@ -360,8 +373,17 @@ class JsonCursor:
             return True
         if byte != 0x22:
             self.buf.append(byte)
-            return True
+            # a character read whole: its first byte stands for it (only ASCII is syntax)
+            return needed > 0 or self._read(chr(byte) if byte < 0x80 else "\xa0")
+        if self.syntax is not None and self.state != "key" and not self.syntax.ended():
+            return self._break()  # a value ends only where its repr can
         return self._close_string()
+
+    def _read(self, char: str) -> bool:
+        """Read one character of a value into its repr syntax (:mod:`.repr_syntax`)."""
+        if self.state == "key" or self.syntax is None or self.syntax.feed(char):
+            return True
+        return self._break()
 
     def _tail_byte(self, byte: int) -> bool:
         """A byte of a value cut at MAX_VALUE_CHARS: the cut marker's, then the closing quote."""
@@ -372,6 +394,7 @@ class JsonCursor:
             self.buf.append(byte)
             return True
         self.tail = 0
+        self.syntax = None  # a cut value ends with the marker, wherever its repr stood
         return self._close_string()
 
     def _name_left(self, prefix: bytes) -> bool:
@@ -389,6 +412,7 @@ class JsonCursor:
         self.buf = bytearray()
         self.chars = 0
         self.shape = None
+        self.syntax = None
         if self.state == "string":
             self.done = True
             return True

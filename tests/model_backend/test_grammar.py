@@ -23,7 +23,7 @@ from neural_debugger.model_backend.tokenizer import load_tokenizer
 from neural_debugger.model_backend.vocab import Vocab
 from neural_debugger.paths import default_model_dir
 from neural_debugger.protocol import State, StateKind, encode_state, parse_state
-from neural_debugger.tracer.values import MAX_VARIABLES
+from neural_debugger.tracer.values import MAX_VARIABLES, render_value
 
 VOCAB = Vocab(load_tokenizer(Path(default_model_dir())))
 CODE = """def f(xs, name="é"):
@@ -70,7 +70,8 @@ def test_json_cursor_accepts_exactly_the_locals_layout(text: str, ok: bool) -> N
 def test_json_cursor_bounds_what_the_tracer_never_writes() -> None:
     longest = "é" * 160 + "…<cut>"  # the tracer's longest value: 166 characters
     assert feed(JsonCursor("object"), json.dumps({"a": longest}, ensure_ascii=False))
-    assert feed(JsonCursor("object"), json.dumps({"a": '"' * 160}))  # escapes count once
+    quotes = "'" + '"' * 158 + "'"  # a str of double quotes, 160 characters
+    assert feed(JsonCursor("object"), json.dumps({"a": quotes}))  # escapes count once
     assert not feed(JsonCursor("object"), json.dumps({"a": longest + "x"}, ensure_ascii=False))
     assert not feed(JsonCursor("string"), json.dumps("x" * 161))  # past 160: only the cut
     assert not feed(JsonCursor("string"), json.dumps('"' * 160 + "\n"))
@@ -213,9 +214,17 @@ def _follow(writer: StateWriter, target: str, out: list[int] | None = None) -> s
     return VOCAB.text(out)
 
 
-_text = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"), max_size=20
-).filter(lambda s: "<|" not in s and "|>" not in s)
+_builtins = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8) | st.binary(),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text(max_size=3) | st.integers(), inner, max_size=3)
+        | st.frozensets(st.integers(), max_size=3)
+    ),
+    max_leaves=6,
+)
+_text = _builtins.map(render_value)  # values as the tracer writes them
 
 
 @st.composite
