@@ -94,6 +94,9 @@ _CALL_LIKE = (StateKind.CALL, StateKind.INV_CALL, StateKind.INV_LINE, StateKind.
 _NO_DIFF = (StateKind.CALL, StateKind.INV_CALL)
 _HEX = frozenset(b"0123456789abcdefABCDEF")
 _ESCAPES = frozenset(b'"\\/bfnrtu')
+# The JSON escapes of a value's text: the tracer escapes every character a repr does not print
+# the repr's own way, so only a quote and a backslash are escaped for JSON.
+_REPR_ESCAPES = frozenset(b'"\\')
 # The characters a JSON escape other than \\uXXXX stands for (as a repr's syntax reads them).
 _ESCAPED = {ord('"'): '"', ord("\\"): "\\", ord("/"): "/"}
 _MARKER = DIFF_MARKER_KEY.encode()
@@ -128,6 +131,7 @@ class JsonCursor:
     """
 
     __slots__ = (
+        "admitted",
         "allow_diff",
         "before",
         "buf",
@@ -177,13 +181,19 @@ class JsonCursor:
         self.shape = None if shape is None else _shape_bytes(shape)
         self.kinds = () if shape is None else _kind_bytes(shape)
         self.shapes = {
-            name.encode(): (_shape_bytes(each), _kind_bytes(each))
+            name.encode(): (_shape_bytes(each), _kind_bytes(each), each.kinds)
             for name, each in (shapes or {}).items()
         }
+        # the builtin kinds the value being read is among, by the code (its shape) or by its
+        # uses, which its repr syntax follows on past the first byte (:mod:`.repr_syntax`: a
+        # ``{`` where only a dict is among them starts a dict); None: any
+        self.admitted = None if shape is None else shape.kinds
         # the kinds each variable's uses admit (:mod:`.parameter_uses`, by name), which a
         # decoder favours but the grammar does not require; the value being read's, from its
         # opening quote
-        self.likely = {name.encode(): _used_bytes(kinds) for name, kinds in (likely or {}).items()}
+        self.likely = {
+            name.encode(): (_used_bytes(kinds), kinds) for name, kinds in (likely or {}).items()
+        }
         self.leaning: KindGroups = ()
         self.names = names  # the names a key may be (None: any)
         self.before = before  # in a diff: what it is a diff against (None: not known)
@@ -236,7 +246,7 @@ class JsonCursor:
             if byte != 0x22:
                 return False
             self.state = "string"
-            self.syntax = ReprSyntax() if self.want is None else None
+            self.syntax = ReprSyntax(self.admitted) if self.want is None else None
             return True
         if s == "start":
             ok = byte == 0x7B  # {
@@ -257,10 +267,12 @@ class JsonCursor:
             if byte == 0x22:
                 self.state = "value"
                 plain = self.key not in self.fixed and self.key != _MARKER
-                self.syntax = ReprSyntax() if plain else None
+                likely = self._likely_now()
+                self.admitted = None if likely is None else likely[1]
                 if self.key in self.shapes and self.key not in self.fixed:
-                    self.shape, self.kinds = self.shapes[self.key]
-                self.leaning = self._likely_now() or ()
+                    self.shape, self.kinds, self.admitted = self.shapes[self.key]
+                self.syntax = ReprSyntax(self.admitted) if plain else None
+                self.leaning = () if likely is None else likely[0]
                 return True
             ok = byte == 0x6E and self.diff and self.key != _MARKER  # n of null
             if ok and self.before is not None and self.key is not None:
@@ -294,7 +306,7 @@ class JsonCursor:
 
     def _string_byte(self, byte: int) -> bool:
         if self.escape == 1:
-            if byte not in _ESCAPES:
+            if byte not in (_REPR_ESCAPES if self._reading_repr() else _ESCAPES):
                 return self._break()
             self.escape = 5 if byte == 0x75 else 0
             self.buf.append(byte)
@@ -368,6 +380,9 @@ class JsonCursor:
             elif not self._name_left(bytes(self.buf) + bytes([byte])):
                 return self._break()
         if byte == 0x5C:  # backslash
+            syntax = self.syntax if self._reading_repr() else None
+            if syntax is not None and not any(syntax.copy().feed(c) for c in '"\\'):
+                return self._break()  # what it escapes could not go on the repr
             self.escape = 1
             self.buf.append(byte)
             return True
@@ -378,6 +393,13 @@ class JsonCursor:
         if self.syntax is not None and self.state != "key" and not self.syntax.ended():
             return self._break()  # a value ends only where its repr can
         return self._close_string()
+
+    def _reading_repr(self) -> bool:
+        """Whether a value's text is being read by its repr syntax (not a free one's): its JSON
+        escapes are then only ``\\"`` and ``\\\\`` (the tracer writes every other character a
+        repr does not print as the repr's own escape, so a value's JSON text needs no other),
+        and the backslash only where the quote or backslash it escapes can go on the repr."""
+        return self.syntax is not None and self.syntax.mode != "free" and self.state != "key"
 
     def _read(self, char: str) -> bool:
         """Read one character of a value into its repr syntax (:mod:`.repr_syntax`)."""
@@ -459,14 +481,14 @@ class JsonCursor:
             if self.key in self.shapes and self.key not in self.fixed:
                 return self.shapes[self.key][1], lead
             likely = self._likely_now()
-            return (likely, lead) if likely is not None else None
+            return (likely[0], lead) if likely is not None else None
         if self.state in ("string", "value") and self.shape is not None:
             return self.kinds, b""
         if self.state == "value" and self.leaning:
             return self.leaning, b""
         return None
 
-    def _likely_now(self) -> KindGroups | None:
+    def _likely_now(self) -> tuple[KindGroups, frozenset[str]] | None:
         """The kinds the uses of the variable whose value starts favour (None: no such)."""
         if self.key is None or self.key in self.fixed or self.key in self.shapes:
             return None

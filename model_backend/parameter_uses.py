@@ -21,10 +21,12 @@ used as:
 * a number: ``range(p)``, ``-p``, ``p - 1``, ``p / 2``, ``p < 3`` (an ``int``, ``float`` or
   ``bool``); ``p + 'x'`` a ``str``, ``p + [x]`` a ``list``.
 
-Uses count only where the parameter still holds its argument: before the top-level statement
-that first binds it again. A parameter the code tests the type of (``isinstance(p, ...)``,
-``type(p)``), a method's ``self`` or ``cls``, and anything in a module that imports from
-outside the standard library get none; so does a parameter whose uses admit no kind at all.
+Uses count only where the parameter still holds its argument: before the first statement that
+can bind it again, and in that statement what runs before its binding (the value of
+``text = text.strip()``, a loop's iterable and the part of its body before the binding). A
+parameter the code tests the type of (``isinstance(p, ...)``, ``type(p)``), a method's ``self``
+or ``cls``, and anything in a module that imports from outside the standard library get none;
+so does a parameter whose uses admit no kind at all.
 """
 
 from __future__ import annotations
@@ -50,12 +52,14 @@ KINDS: dict[str, type] = {
     "dict": dict,
     "set": set,
 }
-# How often a parameter's argument is of a kind its uses do not admit: none of 12,858 traced
+# How often a parameter's argument is of a kind its uses do not admit: none of 40,503 traced
 # call arguments whose parameter's uses say (generated, package, drill and everyday training
-# programs, 1,600 of each kind of program over seeds 2 to 4; ``tests/model_backend/
-# test_parameter_uses.py`` checks it again), so the rule of succession's (0 + 1) / (n + 2).
-# A decoder counts this share of the model's probability for such a kind.
-UNUSED_SHARE = 1 / 12_860
+# programs, 1,600 of each kind of program for each of seeds 2 to 4, with the reads before a
+# rebinding counted; each argument also reads whole as one of its kinds, ``repr_syntax.
+# is_whole``; ``tests/model_backend/test_parameter_uses.py`` checks it again), so the rule of
+# succession's (0 + 1) / (n + 2). A decoder counts this share of the model's probability for
+# such a kind.
+UNUSED_SHARE = 1 / 40_505
 
 _NUMBERS = frozenset({"int", "float", "bool"})
 _ITERABLE = frozenset({"str", "bytes", "list", "tuple", "dict", "set"})
@@ -189,10 +193,7 @@ class _Uses:
 
     def _loads(self, name: str) -> Iterator[tuple[ast.Name, ast.AST]]:
         """Each read of ``name`` while it holds the argument, with the node it is part of."""
-        for statement in self._function.body:
-            if _binds(statement, name):
-                return
-            yield from _reads(statement, name, None)
+        yield from _reads_until_bound(self._function.body, name, None)
 
     def _admitted(self, node: ast.Name, parent: ast.AST) -> frozenset[str] | None:
         """The kinds one read of the parameter admits (None: it says nothing)."""
@@ -343,6 +344,48 @@ def _reads(node: ast.AST, name: str, parent: ast.AST | None) -> Iterator[tuple[a
         children = [*node.orelse, *node.finalbody]
     for child in children:
         yield from _reads(child, name, node)
+
+
+def _reads_until_bound(
+    body: list[ast.stmt], name: str, parent: ast.AST | None
+) -> Iterator[tuple[ast.Name, ast.AST]]:
+    """The reads of ``name`` in ``body`` that run before a statement binds it again: every
+    statement's up to the first that can bind it, and that one's own reads before its binding
+    (:func:`_reads_before_binding`)."""
+    for statement in body:
+        if _binds(statement, name):
+            yield from _reads_before_binding(statement, name)
+            return
+        yield from _reads(statement, name, parent)
+
+
+def _reads_before_binding(statement: ast.stmt, name: str) -> Iterator[tuple[ast.Name, ast.AST]]:
+    """The reads of ``name`` in a statement that binds it, that run before it does: the value
+    of an assignment (``text = text.strip()``), a loop's iterable or test and its body up to the
+    binding (what the first pass reads), a branch's test and each branch up to the binding, a
+    ``with``'s context managers and body. Anything else (a ``try`` with handlers, an import, a
+    definition, a ``match``): none."""
+    if isinstance(statement, ast.Assign | ast.AugAssign | ast.AnnAssign):
+        if statement.value is not None:
+            yield from _reads(statement.value, name, statement)
+    elif isinstance(statement, ast.For | ast.AsyncFor):
+        yield from _reads(statement.iter, name, statement)
+        if name not in _target_names(statement.target):
+            yield from _reads_until_bound(statement.body, name, statement)
+    elif isinstance(statement, ast.While | ast.If):
+        yield from _reads(statement.test, name, statement)
+        if not _reads_name(statement.test, name):  # else its branches test it
+            yield from _reads_until_bound(statement.body, name, statement)
+            if isinstance(statement, ast.If):
+                yield from _reads_until_bound(statement.orelse, name, statement)
+    elif isinstance(statement, ast.With | ast.AsyncWith):
+        for item in statement.items:
+            yield from _reads(item.context_expr, name, item)
+            if item.optional_vars is not None and name in _target_names(item.optional_vars):
+                return
+        yield from _reads_until_bound(statement.body, name, statement)
+    elif isinstance(statement, ast.Try | ast.TryStar) and not statement.handlers:
+        yield from _reads_until_bound(statement.body, name, statement)
 
 
 def _reads_name(node: ast.AST, name: str) -> bool:

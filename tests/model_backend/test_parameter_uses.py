@@ -13,6 +13,7 @@ from neural_debugger.model_backend.choosing import shortlist
 from neural_debugger.model_backend.flow import Expected, LineFlow
 from neural_debugger.model_backend.grammar import INVERSE_KINDS, SourceLines, StateWriter
 from neural_debugger.model_backend.parameter_uses import UNUSED_SHARE, parameter_kinds
+from neural_debugger.model_backend.repr_syntax import is_whole
 from neural_debugger.model_backend.tokenizer import load_tokenizer
 from neural_debugger.model_backend.value_shapes import FIRSTS
 from neural_debugger.model_backend.vocab import Vocab
@@ -20,6 +21,7 @@ from neural_debugger.paths import default_model_dir
 from neural_debugger.protocol import StateKind
 from neural_debugger.tracer.program import Program
 from neural_debugger.tracer.record import record
+from neural_debugger.tracer.values import CUT_MARKER
 from neural_debugger.training.data import TRACE_LIMITS
 from neural_debugger.training.programs import generate_programs, package_programs
 from neural_debugger.training.programs.drills import drill_programs
@@ -59,8 +61,33 @@ def test_uses_say_what_a_parameter_is() -> None:
     assert kinds["width"] == {"int", "bool"}
     assert kinds["fill"] == TEXT  # what ``center`` takes (the default, a str, among them)
     assert kinds["pairs"] == {"dict"}
-    assert "n" not in kinds  # rebound before any use says what it was
+    assert kinds["n"] == {"int", "float", "bool"}  # ``n - 1`` reads it before it is rebound
     assert "spare" not in kinds  # never used
+
+
+def test_reads_before_a_rebinding_say_what_the_argument_was() -> None:
+    code = """def f(text, num, tokens, d, xs, k):
+    tokens = tokens.split()
+    for i in '123':
+        num = num.replace(i, '')
+    while len(xs) > 0 and d.get(k):
+        xs = xs[1:]
+    return text, num, tokens
+"""
+    kinds = _kinds(code)
+    assert kinds["tokens"] == TEXT  # the value read before the name is bound again
+    assert kinds["num"] == TEXT  # the loop's first pass reads the argument
+    assert kinds["xs"] == ITERABLE  # sized in the loop's test, then sliced in its body: rebound
+    assert kinds["d"] == {"dict"}  # ``get`` in the test's second operand: dicts only
+    assert "text" not in kinds and "k" not in kinds
+    after = "def f(x, y):\n    for x in y:\n        x.upper()\n    return x.items()\n"
+    assert _kinds(after) == {"y": ITERABLE}  # bound by the loop before its body reads it
+    tested = "def f(x):\n    if x:\n        x = x.split()\n    return x\n"
+    assert _kinds(tested) == {}  # the branch tests it: the read says nothing
+    caught = (
+        "def f(x):\n    try:\n        x = x.split()\n    except AttributeError:\n        pass\n"
+    )
+    assert _kinds(caught) == {}
 
 
 def test_uses_that_may_not_run_or_may_mean_another_type_say_nothing() -> None:
@@ -107,6 +134,8 @@ def test_real_arguments_are_of_the_kinds_their_uses_admit() -> None:
                 checked += 1
                 if not value or not any(value[0] in FIRSTS[k] for k in kinds):
                     outside.append((event.src, name, value))
+                elif not value.endswith(CUT_MARKER) and not is_whole(value, kinds):
+                    outside.append((event.src, name, value))  # a set for a dict, a float for an int
     assert checked > 250
     assert len(outside) <= UNUSED_SHARE * checked, outside
 
