@@ -184,9 +184,9 @@ class JsonCursor:
             name.encode(): (_shape_bytes(each), _kind_bytes(each), each.kinds)
             for name, each in (shapes or {}).items()
         }
-        # the builtin kinds the value being read is among, by the code (its shape) or by its
-        # uses, which its repr syntax follows on past the first byte (:mod:`.repr_syntax`: a
-        # ``{`` where only a dict is among them starts a dict); None: any
+        # the builtin kinds a return value is among (its shape's), which its repr syntax
+        # follows on past the first byte (:mod:`.repr_syntax`: a ``{`` where only a dict is
+        # among them starts a dict); None: any. A variable's: its shape's or its uses'
         self.admitted = None if shape is None else shape.kinds
         # the kinds each variable's uses admit (:mod:`.parameter_uses`, by name), which a
         # decoder favours but the grammar does not require; the value being read's, from its
@@ -268,10 +268,10 @@ class JsonCursor:
                 self.state = "value"
                 plain = self.key not in self.fixed and self.key != _MARKER
                 likely = self._likely_now()
-                self.admitted = None if likely is None else likely[1]
+                admitted = None if likely is None else likely[1]
                 if self.key in self.shapes and self.key not in self.fixed:
-                    self.shape, self.kinds, self.admitted = self.shapes[self.key]
-                self.syntax = ReprSyntax(self.admitted) if plain else None
+                    self.shape, self.kinds, admitted = self.shapes[self.key]
+                self.syntax = ReprSyntax(admitted) if plain else None
                 self.leaning = () if likely is None else likely[0]
                 return True
             ok = byte == 0x6E and self.diff and self.key != _MARKER  # n of null

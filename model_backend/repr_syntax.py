@@ -46,12 +46,12 @@ from collections.abc import Set
 _CLOSERS = {"[": "]", "(": ")", "{": "}"}
 _NUMBER = frozenset("0123456789.e+-j")
 
-# Each bracket on the stack is four letters: a brace's kind ("?" not known yet, "d" a dict, "s"
+# Each bracket on the stack is five letters: a brace's kind ("?" not known yet, "d" a dict, "s"
 # a set; "-" for a bracket) and what its element holds so far ("o" nothing yet: just opened, "e"
 # nothing: after a comma, "k" a key or a set element, "c" a key and its colon, "v" a key, colon
 # and value; "-" for a bracket); what the element being read is (below); and whether the
 # bracket is a builtin container's ("b": Python writes ", " and ": " between its elements) or
-# one inside an object's own repr ("l": any spacing).
+# one inside an object's own repr ("l": any spacing); and the bracket that closes it.
 _START = "s"  # nothing yet (after the opener, or a separator and its space)
 _SPACE = "_"  # after a separator of a builtin container: its one space comes next
 _MINUS = "m"  # a minus: a number (or -inf) starts
@@ -80,15 +80,13 @@ class ReprSyntax:
         "quote",
         "run",
         "sig",
-        "stack",
         "tail",
     )
 
     def __init__(self, kinds: Set[str] | None = None) -> None:
         self.kinds = kinds  # the builtin kinds the code says the value is (None: any)
         self.mode = "start"  # start, bytes, number, sign, nested, done, free
-        self.stack: list[str] = []  # the closing brackets still owed, innermost last
-        self.levels: list[str] = []  # each bracket's letters (see above), innermost last
+        self.levels: list[str] = []  # each bracket still open: its letters (above), innermost last
         self.quote = ""  # the quote of the string literal being read ("": none)
         self.escape = False  # the last character read was a backslash in a literal
         self.tail = ""  # the last character of the number being read
@@ -109,7 +107,6 @@ class ReprSyntax:
         )
         other.tail, other.number, other.part = self.tail, self.number, self.part
         other.run, other.sig = self.run, self.sig
-        other.stack = list(self.stack)
         other.levels = list(self.levels)
         return other
 
@@ -152,7 +149,7 @@ class ReprSyntax:
             self.mode = "nested"
             self._open(char, loose=False)
             if char == "{" and _only(self.kinds, "dict", "set"):
-                self.levels[-1] = "d" + self.levels[-1][1:]
+                self.levels[-1] = "d" + self.levels[-1][1:]  # a dict, as the code says
             elif char == "{" and _only(self.kinds, "set", "dict"):
                 self.levels[-1] = "s" + self.levels[-1][1:]
         elif char in "'\"":
@@ -238,8 +235,8 @@ class ReprSyntax:
         return tail.isdigit() and not ("j" in part and plain)
 
     def _open(self, char: str, loose: bool) -> None:
-        self.stack.append(_CLOSERS[char])
-        self.levels.append(("?" + _OPENED if char == "{" else "--") + _START + "lb"[not loose])
+        kind = "?" + _OPENED if char == "{" else "--"
+        self.levels.append(kind + _START + "lb"[not loose] + _CLOSERS[char])
 
     def _element(self, letter: str) -> None:
         level = self.levels[-1]
@@ -252,7 +249,7 @@ class ReprSyntax:
             self.escape = True
         elif char == self.quote:
             self.quote = ""
-            if not self.stack:
+            if not self.levels:
                 self.mode = "done"
             elif self.levels[-1][2] == _QUOTED:
                 self._element(_ENDED)
@@ -260,7 +257,7 @@ class ReprSyntax:
 
     def _nested(self, char: str) -> bool:
         level = self.levels[-1]
-        element, builtin = level[2], level[3] == "b"
+        element, builtin, closer = level[2], level[3] == "b", level[4]
         if element == _SPACE:
             if char == " ":
                 self._element(_START)
@@ -270,7 +267,7 @@ class ReprSyntax:
             element = _START
         if element == _DIGITS:
             if char in _NUMBER:
-                return self._digit(char, complex_parts=self.stack[-1] == ")")
+                return self._digit(char, complex_parts=closer == ")")
             if not self._can_end(plain=True):
                 return False
             element = _ENDED
@@ -286,7 +283,7 @@ class ReprSyntax:
             return self._separator(char, element)
         if element == _ENDED:
             return False  # a literal goes on only with a comma, a colon or its closer
-        if builtin and self.stack[-1] == "}" and char != " ":
+        if builtin and closer == "}" and char != " ":
             self._brace_content()
         if element == _START and not builtin:
             self._element(_FREE)  # inside an object's own repr: read for brackets and quotes
@@ -309,8 +306,9 @@ class ReprSyntax:
         """A comma, colon or closer where the element being read is ``element``."""
         if char in ",:" and element == _START:
             return False  # an empty element, or a colon without its key
-        builtin = self.levels[-1][3] == "b"
-        in_brace = self.stack[-1] == "}" and builtin
+        level = self.levels[-1]
+        builtin, closer = level[3] == "b", level[4]
+        in_brace = closer == "}" and builtin
         mark = self._brace_mark(char) if in_brace else "sep"
         if not mark:
             return False
@@ -322,11 +320,10 @@ class ReprSyntax:
             if mark == "sep":
                 self._element(_SPACE if builtin else _START)
             return True
-        if char != self.stack[-1]:
+        if char != closer:
             return False
-        self.stack.pop()
         self.levels.pop()
-        if not self.stack:
+        if not self.levels:
             self.mode = "done"
         elif self.levels[-1][2] == _INNER:
             self._element(_ENDED)
