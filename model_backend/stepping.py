@@ -43,8 +43,9 @@ Return values (debugpy's ``showReturnValue``, on by default in VS Code): a retur
 is written into the caller's ``(return) NAME`` entries, shown among the caller's Locals until the
 caller returns, when the request walking past it is ``stepIn`` (any own caller), ``next`` (the
 callee of ``S``; after ``S`` returns, like ``stepIn``) or ``stepOut`` (the return of ``S``);
-``continue`` writes none. ``NAME`` is the code's name, ``Class.name`` when the first parameter
-is ``self`` or ``cls`` (pydevd's ``get_func_name``); entries sort before the plain names.
+``continue`` writes none. ``NAME`` is the code's name, ``Class.name`` when looking it up on the
+class of the frame's first variable finds this function (pydevd's ``get_func_name``; read from
+the values' texts, :mod:`.return_names`); entries sort before the plain names.
 
 A stop in the caller after a return is a *view* of the return event: the caller's frames, its
 line, its locals (as last seen, updated from its next event for the names its line does not
@@ -72,6 +73,7 @@ from neural_debugger.protocol import Action, ActionKind, State, StateKind
 from neural_debugger.tracer.program import ENTRY_FILE
 
 from .backend import BackendError, DecodeOptions
+from .return_names import ReturnNames
 from .session import DebugSession, Stop, finish, resume
 
 Request = Literal["next", "stepIn", "stepOut", "continue"]
@@ -96,7 +98,8 @@ class CodeFacts:
     last: int
     generator: bool
     return_lines: frozenset[int]
-    shown_name: str  # the name of its ``(return)`` entries
+    shown_name: str  # the name of its ``(return)`` entries, as the code writes it
+    first_var: str = ""  # the variable whose value's class names them (:mod:`.return_names`)
 
 
 def code_facts(source: str, filename: str) -> list[CodeFacts]:
@@ -131,6 +134,7 @@ def code_facts(source: str, filename: str) -> list[CodeFacts]:
                 generator=bool(code.co_flags & _GENERATOR),
                 return_lines=returns,
                 shown_name=shown,
+                first_var=code.co_varnames[0] if code.co_varnames else "",
             )
         )
     return found
@@ -185,6 +189,7 @@ class Stepper:
         self.max_events = MAX_EVENTS if exact_continue else MAX_PREDICTED
         self.state = StepState()
         self._facts = code_facts(session.program.source, session.program.path)
+        self._names = ReturnNames(session.program.source)
         self._own = {session.program.path, ENTRY_FILE}
         self._sync()
 
@@ -232,11 +237,14 @@ class Stepper:
         code = self._code(stop)
         return code is not None and code.generator and stop.line not in code.return_lines
 
-    def shown_name(self, stop: Stop) -> str:
+    def shown_name(self, k: int) -> str:
+        """The ``(return)`` name of return event ``k``, as debugpy writes it."""
+        stop = self.session.stops[k]
         code = self._code(stop)
-        if code is not None:
-            return code.shown_name
-        return stop.frames[-1].name if stop.frames else "?"
+        if code is None:
+            return stop.frames[-1].name if stop.frames else "?"
+        first = self.last_locals(k, stop.depth).get(code.first_var) if code.first_var else None
+        return self._names.name(code.name, code.first, code.shown_name, first)
 
     def own(self, stop: Stop, outer: int = 0) -> bool:
         """Whether frame ``outer`` levels out of the innermost runs the program's file (or the
@@ -326,7 +334,8 @@ class Stepper:
         )
 
     async def _peek(self, depth: int, options: DecodeOptions | None) -> dict[str, str]:
-        """The locals of the next event at ``depth`` (within :data:`PEEK` events), taken back."""
+        """The locals of the next event at ``depth`` (within :data:`PEEK` events, and before
+        that frame returns), taken back."""
         session = self.session
         start = len(session.stops)
         found: dict[str, str] = {}
@@ -334,6 +343,11 @@ class Stepper:
             for _ in range(PEEK):
                 stop = await session.step(Action(kind=ActionKind.STEP_INTO), options)
                 if stop.exited or stop.depth < depth:
+                    break
+                # the caller returned (a generator's pause resumes in it): what comes next at
+                # its depth is another frame's
+                ended = stop.state.kind is StateKind.RETURN and not self.generator(stop)
+                if stop.depth == depth and ended:
                     break
                 if stop.depth == depth and stop.locals is not None:
                     found = dict(stop.locals)
@@ -463,7 +477,7 @@ class Stepper:
                 }[mode]
                 if record and caller_own:
                     entries = self.state.returns[k].setdefault(stop.depth - 1, {})
-                    entries[self.shown_name(stop)] = stop.state.value or "None"
+                    entries[self.shown_name(k)] = stop.state.value or "None"
                 caller = (self.key(stop, 1), stop.frames[-2].line if caller_own else None)
                 if caller_own and (
                     (before == "stepIn" and caller != initial) or (before == "stepOut" and ours)

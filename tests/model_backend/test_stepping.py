@@ -117,6 +117,30 @@ async def test_a_class_body_returns_to_its_class_line_before_the_class_is_bound(
     assert header.line == 7 and "i" not in (header.locals or {})
 
 
+async def test_a_caller_that_returns_at_once_keeps_its_own_locals(tmp_path: Path) -> None:
+    """``return merge(...)``: after ``merge`` returns, the caller returns too, and the next
+    event at the caller's depth is another frame's call (the outer level's ``merge``). The
+    stop in the caller shows the caller's locals, as debugpy does, not that call's."""
+    source = (
+        "def merge(left, right):\n"
+        "    return left + right\n"
+        "def halves(xs):\n"
+        "    if len(xs) <= 1:\n"
+        "        return xs\n"
+        "    mid = len(xs) // 2\n"
+        "    return merge(halves(xs[:mid]), halves(xs[mid:]))\n"
+        "halves([3, 1, 2])\n"
+    )
+    stepper = await _stepper(tmp_path, source)
+    await stepper.entry()
+    inner = await stepper.request("continue", _at(2), set())
+    assert inner.locals == {"left": "[1]", "right": "[2]"}
+    view = await stepper.request("stepIn", _no_breakpoints, set())
+    assert (view.frames[-1].name, view.line, len(view.frames)) == ("halves", 7, 3)
+    assert view.locals == {"xs": "[1, 2]", "mid": "1"}
+    assert view.returns == (("(return) merge", "[1, 2]"),)
+
+
 async def test_a_yield_is_not_a_return(tmp_path: Path) -> None:
     facts = {c.name: c for c in code_facts(PROGRAM, "prog.py")}
     assert facts["gen"].generator and 10 not in facts["gen"].return_lines
