@@ -86,6 +86,7 @@ MAX_PREDICTED = 200  # ... when each event is a model's prediction
 PEEK = 4  # events looked ahead for the caller's locals after a return
 _COMPREHENSIONS = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"})
 _GENERATOR = 0x20 | 0x80  # CO_GENERATOR | CO_COROUTINE
+_STAR_ARGS = 0x04 | 0x08  # CO_VARARGS | CO_VARKEYWORDS
 _RETURN_OPS = frozenset({"RETURN_VALUE", "RETURN_CONST"})
 
 
@@ -100,6 +101,7 @@ class CodeFacts:
     return_lines: frozenset[int]
     shown_name: str  # the name of its ``(return)`` entries, as the code writes it
     first_var: str = ""  # the variable whose value's class names them (:mod:`.return_names`)
+    first_is_parameter: bool = False  # ... bound from the call on
 
 
 def code_facts(source: str, filename: str) -> list[CodeFacts]:
@@ -135,6 +137,8 @@ def code_facts(source: str, filename: str) -> list[CodeFacts]:
                 return_lines=returns,
                 shown_name=shown,
                 first_var=code.co_varnames[0] if code.co_varnames else "",
+                first_is_parameter=bool(code.co_argcount or code.co_kwonlyargcount)
+                or bool(code.co_flags & _STAR_ARGS),
             )
         )
     return found
@@ -244,6 +248,8 @@ class Stepper:
         if code is None:
             return stop.frames[-1].name if stop.frames else "?"
         first = self.last_locals(k, stop.depth).get(code.first_var) if code.first_var else None
+        if first is None and code.first_is_parameter:
+            return code.shown_name  # a parameter is bound: a locals view without it knows less
         return self._names.name(code.name, code.first, code.shown_name, first)
 
     def own(self, stop: Stop, outer: int = 0) -> bool:

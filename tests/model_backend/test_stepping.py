@@ -141,6 +141,23 @@ async def test_a_caller_that_returns_at_once_keeps_its_own_locals(tmp_path: Path
     assert view.returns == (("(return) merge", "[1, 2]"),)
 
 
+def test_code_facts_name_the_variable_whose_class_names_a_return() -> None:
+    source = (
+        "class Box:\n"
+        "    def put(self, x):\n        return x\n"
+        "def star(*items):\n    return items\n"
+        "def only(*, key):\n    return key\n"
+        "def plain():\n    total = 1\n    return total\n"
+    )
+    facts = {c.name: c for c in code_facts(source, "prog.py")}
+    assert (facts["put"].first_var, facts["put"].first_is_parameter) == ("self", True)
+    assert facts["put"].shown_name == "Box.put"
+    assert (facts["star"].first_var, facts["star"].first_is_parameter) == ("items", True)
+    assert (facts["only"].first_var, facts["only"].first_is_parameter) == ("key", True)
+    # a local, which may be unbound at the return (then debugpy writes the bare name)
+    assert (facts["plain"].first_var, facts["plain"].first_is_parameter) == ("total", False)
+
+
 async def test_a_yield_is_not_a_return(tmp_path: Path) -> None:
     facts = {c.name: c for c in code_facts(PROGRAM, "prog.py")}
     assert facts["gen"].generator and 10 not in facts["gen"].return_lines
