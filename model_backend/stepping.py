@@ -55,9 +55,11 @@ that holds (or the first stop).
 
 ``continue`` walks every event with the oracle; with a model it keeps the jumps of
 :func:`.session.resume` (a walk costs one prediction per event), and each stop it reaches is
-judged by the rules above. A model's ``next`` or ``stepOut`` walk that is past half its budget
-finishes each callee of the stop frame with one ``step_return``: it has lost its way there;
-past three quarters, it is taken back and answered by one ``step_over`` or ``step_return``.
+judged by the rules above; a jump that lands where the request began or an earlier jump landed
+is taken back, and the request walks up to ``WALK_ON`` events before it jumps again. A model's
+``next`` or ``stepOut`` walk that is past half its budget finishes each callee of the stop frame
+with one ``step_return``: it has lost its way there; past three quarters, it is taken back and
+answered by one ``step_over`` or ``step_return``.
 """
 
 from __future__ import annotations
@@ -84,6 +86,7 @@ Log = Callable[[str], Awaitable[None]]
 MAX_EVENTS = 20_000  # events one request may walk (the tracer records at most 10,000)
 MAX_PREDICTED = 200  # ... when each event is a model's prediction
 PEEK = 4  # events looked ahead for the caller's locals after a return
+WALK_ON = 32  # events a model's continue walks where its jump came back, before jumping again
 _COMPREHENSIONS = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"})
 _GENERATOR = 0x20 | 0x80  # CO_GENERATOR | CO_COROUTINE
 _STAR_ARGS = 0x04 | 0x08  # CO_VARARGS | CO_VARKEYWORDS
@@ -404,22 +407,29 @@ class Stepper:
             return stop
         start = len(session.stops)
         try:
-            return await self._walk(request, decide, filters, log, options)
+            if request == "continue" and not self.exact_continue:
+                return await self._jump(decide, filters, log, options)
+            reached = await self._events(request, decide, filters, log, options, self.max_events)
         except BaseException:  # a failed or cancelled prediction: nothing half-recorded
             self._take_back(start)
             raise
+        if reached is None:
+            self._take_back(start)
+            raise BackendError(f"the request did not stop within {self.max_events} events")
+        return reached
 
-    async def _walk(
+    async def _events(
         self,
         request: Request,
         decide: Decide,
         filters: set[str],
         log: Log | None,
         options: DecodeOptions | None,
-    ) -> Stop:
+        budget: int,
+    ) -> Stop | None:
+        """Walk event by event, each judged by the rules, to where ``request`` stops; ``None``
+        when ``budget`` events pass first (the walk stays where it got to)."""
         session = self.session
-        if request == "continue" and not self.exact_continue:
-            return await self._jump(decide, filters, log, options)
         start = self.current
         mode: Mode = request
         frame = self.key(start)
@@ -428,7 +438,7 @@ class Stepper:
         finish_at_once = request == "stepOut" and self._may_step_out_at_once(filters)
         out_at_once = False
         begun = len(session.stops)
-        for walked in range(self.max_events):
+        for walked in range(budget):
             jump = self._give_up_walking(request, mode, walked, begun)
             event = session.event
             inside = event.state.kind in (StateKind.CALL, StateKind.LINE)
@@ -489,7 +499,7 @@ class Stepper:
                     (before == "stepIn" and caller != initial) or (before == "stepOut" and ours)
                 ):
                     return self._show(k, "step", await self._caller_view(k, options))
-        raise BackendError(f"the request did not stop within {self.max_events} events")
+        return None
 
     def _take_back(self, count: int) -> None:
         """Step the session back until its history holds its first ``count`` events."""
@@ -551,12 +561,32 @@ class Stepper:
     async def _jump(
         self, decide: Decide, filters: set[str], log: Log | None, options: DecodeOptions | None
     ) -> Stop:
-        """A model's continue: the jumps of :func:`resume`, each landing judged by ``decide``."""
+        """A model's continue: the jumps of :func:`resume`, each landing judged by ``decide``.
+
+        A jump that lands where the request began or an earlier jump landed is taken back: the
+        model has no other next hit to write from there (a breakpoint in a recursion, its
+        condition false on the one hit the model writes again and again). From there the
+        request walks up to :data:`WALK_ON` single events under the rules (:meth:`_events`),
+        then jumps again from where the walk got to; at most :data:`MAX_PREDICTED`
+        predictions in all.
+        """
+        session = self.session
         lines = set(self._breakpoint_lines)
-        for _ in range(200):
-            stop = await resume(self.session, lines, options)
+        seen = {_place(self.current)}
+        begun = len(session.stops)
+        while len(session.stops) - begun < MAX_PREDICTED:
+            before = len(session.stops)
+            stop = await resume(session, lines, options)
             self._sync()
-            k = len(self.session.stops) - 1
+            k = len(session.stops) - 1
+            if not stop.exited and _place(stop) in seen:
+                self._take_back(before)
+                walked = await self._events("continue", decide, filters, log, options, WALK_ON)
+                if walked is not None:
+                    return walked
+                seen.add(_place(self.current))
+                continue
+            seen.add(_place(stop))
             if stop.exited:
                 if stop.state.kind is StateKind.EXIT_ERROR and "uncaught" in filters:
                     return self._uncaught(k)
@@ -569,7 +599,7 @@ class Stepper:
                     return self._show(k, "breakpoint")
             elif stop.line not in lines:
                 return self._show(k, "step")
-        raise BackendError("no breakpoint stopped within 200 hits")
+        raise BackendError(f"no breakpoint stopped within {MAX_PREDICTED} predictions")
 
     _breakpoint_lines: frozenset[int] = frozenset()
 
@@ -609,6 +639,12 @@ class Stepper:
         if not self.state.shown or self.state.shown[-1] != target:
             self.state.shown.append(target)
         return self.current
+
+
+def _place(stop: Stop) -> tuple[object, ...]:
+    """Where a stop stands and what it shows: two stops alike in this are one place."""
+    locals_ = tuple(sorted((stop.locals or {}).items()))
+    return (stop.state.kind, stop.depth, stop.frames, stop.line, locals_, stop.state.value)
 
 
 def _assigned(text: str) -> set[str]:

@@ -289,3 +289,38 @@ async def test_a_predicting_walk_that_still_walks_is_answered_by_one_jump(
         assert walked == 1 if stepper is jumping else walked > jumping.max_events
     assert jumping.session.stops[-1].action.kind is ActionKind.STEP_OVER
     assert jumping.current.locals == exact.current.locals
+
+
+SAME_EACH_TURN = """\
+word = "aaa"
+count = 0
+for ch in word:
+    count = count
+print(count)
+"""
+
+
+async def test_a_predicting_continue_that_jumps_back_to_where_it_was_walks_on(
+    tmp_path: Path,
+) -> None:
+    """A model's continue jumps from hit to hit; a jump that lands where the request began (a
+    model writing the same hit again, its condition false there forever) cannot get further,
+    so it is taken back and the request walks event by event. Here each turn's hit looks
+    alike: the walk stops on every one of them, as the oracle's exact walk does."""
+    jumping = await _stepper(tmp_path, SAME_EACH_TURN, exact=False)
+    exact = await _stepper(tmp_path, SAME_EACH_TURN)
+    seen: dict[Stepper, list[tuple[int | None, dict[str, str] | None]]] = {}
+    for stepper in (jumping, exact):
+        await stepper.entry()
+        stepper.set_breakpoint_lines({4})
+        hits = []
+        for _ in range(4):
+            stop = await stepper.request("continue", _at(4), set())
+            hits.append((None if stop.exited else stop.line, stop.locals))
+        seen[stepper] = hits
+    assert seen[jumping] == seen[exact]
+    assert [line for line, _ in seen[jumping]] == [4, 4, 4, None]
+    kinds = [a.kind for a in jumping.session.actions]
+    assert kinds.count(ActionKind.BREAKPOINT) == 2  # the first hit, then the end
+    # the second and third hits were walked to (the turn's ``for`` line, then the body)
+    assert kinds.count(ActionKind.STEP_INTO) >= 4
