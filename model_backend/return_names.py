@@ -22,6 +22,8 @@ import ast
 import re
 from dataclasses import dataclass
 
+from .module_constants import first_line
+
 _CLASS_TEXT = re.compile(r"<class '(?:[\w.]*\.)?(\w+)'>|<(?:[\w.]*\.)?(\w+) object>|(\w+)\(")
 _BINDERS = frozenset({"staticmethod", "classmethod"})  # getattr still finds the function
 
@@ -42,8 +44,7 @@ def _binding_lines(body: list[ast.stmt]) -> dict[str, int | None]:
     for node in body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             plain = all(isinstance(d, ast.Name) and d.id in _BINDERS for d in node.decorator_list)
-            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            names[node.name] = first if plain else None
+            names[node.name] = first_line(node) if plain else None
         else:  # an assignment, or a definition under an ``if``: not followed
             for child in ast.walk(node):
                 if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
@@ -116,19 +117,31 @@ class ReturnNames:
 
     def __init__(self, source: str) -> None:
         self.classes = program_classes(source)
+        self._orders: dict[str, list[str | None]] = {}  # each class's, once (every return asks)
 
-    def name(self, function: str, first_line: int, static: str, first_value: str | None) -> str:
-        """The entry's name for a return of the function ``function`` whose code starts on
-        ``first_line`` (its first decorator's line), given the text of its first variable's value
-        at the return (``None``: no variable, or unbound); ``static`` is the name as written."""
+    def name(
+        self,
+        function: str,
+        first: int,
+        static: str,
+        first_value: str | None,
+        parameter: bool = False,
+    ) -> str:
+        """The entry's name for a return of the function ``function`` whose code starts on line
+        ``first`` (its first decorator's), given the text of its first variable's value at the
+        return (``None``: no variable, or unbound); ``static`` is the name as written.
+        ``parameter``: that variable is a parameter, bound in every run, so a value missing
+        (from a predicted frame's locals) says nothing and the name stays as written."""
         if first_value is None:
-            return function
+            return static if parameter else function
         owner = class_of(first_value)
         if owner is None or owner not in self.classes:
             # a builtin value, another module's object, a text of a repr of its own, or a
             # predicted value that cannot be the frame's own (a string for a ``self``)
             return static
-        for cls in _linearised(owner, self.classes) or [None]:
+        if owner not in self._orders:
+            self._orders[owner] = _linearised(owner, self.classes) or [None]
+        for cls in self._orders[owner]:
             facts = self.classes.get(cls) if cls is not None else None
             if facts is None or facts.own_repr:
                 return static  # a base from elsewhere may hold the name; a text of its own
@@ -136,5 +149,5 @@ class ReturnNames:
                 found = facts.names[function]
                 if found is None:
                     return static
-                return f"{owner}.{function}" if found == first_line else function
+                return f"{owner}.{function}" if found == first else function
         return function

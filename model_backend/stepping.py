@@ -75,6 +75,7 @@ from neural_debugger.protocol import Action, ActionKind, State, StateKind
 from neural_debugger.tracer.program import ENTRY_FILE
 
 from .backend import BackendError, DecodeOptions
+from .module_constants import first_line
 from .return_names import ReturnNames
 from .session import DebugSession, Stop, finish, resume
 
@@ -140,8 +141,9 @@ def code_facts(source: str, filename: str) -> list[CodeFacts]:
                 return_lines=returns,
                 shown_name=shown,
                 first_var=code.co_varnames[0] if code.co_varnames else "",
-                first_is_parameter=bool(code.co_argcount or code.co_kwonlyargcount)
-                or bool(code.co_flags & _STAR_ARGS),
+                first_is_parameter=bool(
+                    code.co_argcount or code.co_kwonlyargcount or code.co_flags & _STAR_ARGS
+                ),
             )
         )
     return found
@@ -158,8 +160,7 @@ def _property_getters(source: str) -> set[tuple[str, int]]:
             name = decorator.id if isinstance(decorator, ast.Name) else ""
             attr = decorator.attr if isinstance(decorator, ast.Attribute) else ""
             if name in ("property", "cached_property") or attr in ("setter", "getter", "deleter"):
-                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-                found.add((node.name, first))
+                found.add((node.name, first_line(node)))
     return found
 
 
@@ -251,9 +252,9 @@ class Stepper:
         if code is None:
             return stop.frames[-1].name if stop.frames else "?"
         first = self.last_locals(k, stop.depth).get(code.first_var) if code.first_var else None
-        if first is None and code.first_is_parameter:
-            return code.shown_name  # a parameter is bound: a locals view without it knows less
-        return self._names.name(code.name, code.first, code.shown_name, first)
+        return self._names.name(
+            code.name, code.first, code.shown_name, first, code.first_is_parameter
+        )
 
     def own(self, stop: Stop, outer: int = 0) -> bool:
         """Whether frame ``outer`` levels out of the innermost runs the program's file (or the
@@ -579,14 +580,15 @@ class Stepper:
             stop = await resume(session, lines, options)
             self._sync()
             k = len(session.stops) - 1
-            if not stop.exited and _place(stop) in seen:
+            place = _place(stop)
+            if not stop.exited and place in seen:
                 self._take_back(before)
                 walked = await self._events("continue", decide, filters, log, options, WALK_ON)
                 if walked is not None:
                     return walked
                 seen.add(_place(self.current))
                 continue
-            seen.add(_place(stop))
+            seen.add(place)
             if stop.exited:
                 if stop.state.kind is StateKind.EXIT_ERROR and "uncaught" in filters:
                     return self._uncaught(k)
