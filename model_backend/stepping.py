@@ -56,7 +56,11 @@ that holds (or the first stop).
 ``continue`` walks every event with the oracle; with a model it keeps the jumps of
 :func:`.session.resume` (a walk costs one prediction per event), and each stop it reaches is
 judged by the rules above; a jump that lands where the request began or an earlier jump landed
-is taken back, and the request walks up to ``WALK_ON`` events before it jumps again. A model's
+is taken back, and the request walks up to ``WALK_ON`` events before it jumps again. A jump
+writes no event between where it starts and where it lands, so no exception shows on the way:
+with the ``raised`` filter a model's continue first walks up to ``SEARCH_WALK`` events, and a
+jump that ends the run with an error under ``uncaught`` is taken back once and walked the same
+way, so the stop is at the raise, as debugpy's is. A model's
 ``next`` or ``stepOut`` walk that is past half its budget finishes each callee of the stop frame
 with one ``step_return``: it has lost its way there; past three quarters, it is taken back and
 answered by one ``step_over`` or ``step_return``.
@@ -88,6 +92,9 @@ MAX_EVENTS = 20_000  # events one request may walk (the tracer records at most 1
 MAX_PREDICTED = 200  # ... when each event is a model's prediction
 PEEK = 4  # events looked ahead for the caller's locals after a return
 WALK_ON = 32  # events a model's continue walks where its jump came back, before jumping again
+# events a model's continue walks to find where an exception is raised (a jump writes no event
+# between its start and where it lands)
+SEARCH_WALK = 64
 _COMPREHENSIONS = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"})
 _GENERATOR = 0x20 | 0x80  # CO_GENERATOR | CO_COROUTINE
 _STAR_ARGS = 0x04 | 0x08  # CO_VARARGS | CO_VARKEYWORDS
@@ -542,17 +549,23 @@ class Stepper:
             and last in (StateKind.LINE, StateKind.CALL)
         )
 
-    def _uncaught(self, k: int) -> Stop:
-        """After an error exit: back to where the exception that ended the run was raised."""
-        session = self.session
-        raised = next(
+    def _raised_since(self, since: int, k: int) -> int | None:
+        """The latest event before ``k``, from ``since`` on, where an exception was raised."""
+        stops = self.session.stops
+        return next(
             (
                 i
-                for i in range(k - 1, 0, -1)
-                if session.stops[i].state.kind is StateKind.EXCEPTION and self.just_raised(i)
+                for i in range(k - 1, max(since, 1) - 1, -1)
+                if stops[i].state.kind is StateKind.EXCEPTION and self.just_raised(i)
             ),
             None,
         )
+
+    def _uncaught(self, k: int, since: int = 1) -> Stop:
+        """After an error exit: back to where the exception that ended the run was raised (an
+        event from ``since`` on: a jump's landing, not a raise it skipped past)."""
+        session = self.session
+        raised = self._raised_since(since, k)
         if raised is None:
             return session.stops[k]
         self._take_back(raised + 1)
@@ -569,12 +582,19 @@ class Stepper:
         condition false on the one hit the model writes again and again). From there the
         request walks up to :data:`WALK_ON` single events under the rules (:meth:`_events`),
         then jumps again from where the walk got to; at most :data:`MAX_PREDICTED`
-        predictions in all.
+        predictions in all. Where an exception can stop it (the ``raised`` filter; an error
+        exit under ``uncaught`` with no raise written since the jump began) single events
+        find it first: up to :data:`SEARCH_WALK` of them.
         """
         session = self.session
         lines = set(self._breakpoint_lines)
         seen = {_place(self.current)}
         begun = len(session.stops)
+        searched = False  # whether single events looked for the raise that ended the run
+        if "raised" in filters:
+            walked = await self._events("continue", decide, filters, log, options, SEARCH_WALK)
+            if walked is not None:
+                return walked
         while len(session.stops) - begun < MAX_PREDICTED:
             before = len(session.stops)
             stop = await resume(session, lines, options)
@@ -590,9 +610,17 @@ class Stepper:
                 continue
             seen.add(place)
             if stop.exited:
-                if stop.state.kind is StateKind.EXIT_ERROR and "uncaught" in filters:
-                    return self._uncaught(k)
-                return stop
+                error = stop.state.kind is StateKind.EXIT_ERROR and "uncaught" in filters
+                if error and not searched and self._raised_since(before, k) is None:
+                    searched = True
+                    self._take_back(before)
+                    walked = await self._events(
+                        "continue", decide, filters, log, options, SEARCH_WALK
+                    )
+                    if walked is not None:
+                        return walked
+                    continue
+                return self._uncaught(k, before) if error else stop
             if stop.state.kind is StateKind.LINE and stop.file == self.session.program.path:
                 stops_here, message = decide(stop)
                 if message is not None and log is not None:

@@ -7,10 +7,8 @@ only stop on such lines). Conditions, hit counts (``5``, ``>= 3``, ``% 2``) and 
 point writes its message and goes on instead of stopping. Breakpoints may be set before a
 launch; they are verified then.
 
-Exception filters: ``raised`` stops at every predicted exception (continuing then steps one
-event at a time, since a jump would pass over them); ``uncaught`` stops at the predicted
-exception that ends the run, found by stepping again from the last stop when a continue
-predicts an error exit.
+The table also holds the exception filters a client set (``raised``, ``uncaught``); the stepping
+rules apply them (:mod:`neural_debugger.model_backend.stepping`).
 """
 
 from __future__ import annotations
@@ -23,14 +21,12 @@ from dataclasses import dataclass
 from neural_debugger.model_backend.api import statement_lines
 from neural_debugger.model_backend.backend import BackendError, DecodeOptions
 from neural_debugger.model_backend.session import DebugSession, Stop, resume
-from neural_debugger.protocol import Action, ActionKind, StateKind
 from neural_debugger.tracer.program import Program
 
 from .evaluate import EvaluationError, parse, truthy
 from .messages import Breakpoint, Source, SourceBreakpoint
 
 MAX_SKIPS = 200  # breakpoint hits whose condition is false, before giving up
-MAX_STEPS = 500  # predictions while stepping to an exception
 _HIT = re.compile(r"^\s*(==|>=|>|<=|<|%)?\s*(\d+)\s*$")
 _FIELD = re.compile(r"\{([^{}]+)\}")
 Log = Callable[[str], Awaitable[None]]
@@ -234,20 +230,13 @@ async def continue_to(
     """Continue to the next breakpoint that stops (condition, hit count) or to the end.
 
     Each hit is one runtime :func:`resume`; a hit that does not stop (a false condition, a hit
-    count not reached, a log point) is resumed again. With the ``raised`` filter the session
-    steps one event at a time and stops at exceptions too.
+    count not reached, a log point) is resumed again. Exception filters are the stepping rules'
+    (:class:`neural_debugger.model_backend.stepping.Stepper`, which a DAP session continues
+    with); this continue, an agent's, has none.
     """
     lines = set(table.active())
-    start = len(session.stops)
     for _ in range(MAX_SKIPS):
-        if "raised" in table.filters:
-            stop = await _step_to(session, lines, options)
-        else:
-            stop = await resume(session, lines, options)
-        if stop.state.kind is StateKind.EXCEPTION:
-            return stop
-        if stop.state.kind is StateKind.EXIT_ERROR and "uncaught" in table.filters:
-            return await _back_to_uncaught(session, start, options) or stop
+        stop = await resume(session, lines, options)
         if not table.on_breakpoint(stop, session.program):
             return stop  # the end, or a jump that landed elsewhere
         stops, message = table.decide(stop, session.program)
@@ -256,37 +245,6 @@ async def continue_to(
         if stops:
             return stop
     raise BackendError(f"no breakpoint stopped within {MAX_SKIPS} hits")
-
-
-async def _step_to(session: DebugSession, lines: set[int], options: DecodeOptions | None) -> Stop:
-    """Step into, one event at a time, to a breakpoint line, an exception or the end."""
-    for _ in range(MAX_STEPS):
-        stop = await session.step(Action(kind=ActionKind.STEP_INTO), options)
-        on_line = stop.file == session.program.path and stop.line in lines
-        if stop.exited or on_line or stop.state.kind is StateKind.EXCEPTION:
-            return stop
-    raise BackendError(f"no breakpoint or exception within {MAX_STEPS} predicted steps")
-
-
-async def _back_to_uncaught(
-    session: DebugSession, start: int, options: DecodeOptions | None
-) -> Stop | None:
-    """After a jump to an error exit: step again from where the continue began and stop where
-    the exception that propagates to the exit was raised (None if stepping finds none)."""
-    session.back_to(start)
-    last: int | None = None  # where the exception that propagates to the exit was raised
-    for _ in range(MAX_STEPS):
-        stop = await session.step(Action(kind=ActionKind.STEP_INTO), options)
-        kind = stop.state.kind
-        if stop.exited:
-            break
-        if kind is StateKind.EXCEPTION and last is None:
-            last = len(session.stops)
-        elif kind not in (StateKind.EXCEPTION, StateKind.RETURN):
-            last = None  # handled: a later one ends the run
-    if last is None:
-        return None
-    return session.back_to(last)
 
 
 def reverse_to(session: DebugSession, table: BreakpointTable) -> Stop:

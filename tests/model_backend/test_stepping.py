@@ -170,16 +170,50 @@ async def test_a_yield_is_not_a_return(tmp_path: Path) -> None:
     assert (resumed.frames[-1].name, resumed.line) == ("gen", 11)
 
 
-async def test_uncaught_exception_stops_at_its_raise_point_then_ends(tmp_path: Path) -> None:
-    source = "def f(x):\n    return 1 // x\n\n\ny = f(1)\nz = f(0)\n"
-    stepper = await _stepper(tmp_path, source)
+CAUGHT_THEN_UNCAUGHT = """\
+def f(x):
+    return 1 // x
+
+
+try:
+    f(0)
+except ZeroDivisionError:
+    pass
+y = f(1)
+z = f(0)
+"""
+
+
+@pytest.mark.parametrize("exact", [True, False], ids=["walking", "jumping"])
+async def test_uncaught_exception_stops_at_its_raise_point_then_ends(
+    tmp_path: Path, exact: bool
+) -> None:
+    """The stop is where the exception that ended the run was raised, not the one caught
+    before it. A predicting continue (``exact`` off) jumps to the run's end, which writes no
+    event on the way: it is taken back and walked to find the raise."""
+    stepper = await _stepper(tmp_path, CAUGHT_THEN_UNCAUGHT, exact=exact)
     await stepper.entry()
     raised = await stepper.request("continue", _no_breakpoints, {"uncaught"})
     assert raised.reason == "exception" and raised.state.kind is StateKind.EXCEPTION
-    assert (raised.frames[-1].name, raised.line) == ("f", 2)
+    assert (raised.frames[-1].name, raised.line, raised.frames[-2].line) == ("f", 2, 10)
     assert raised.locals == {"x": "0"}
     end = await stepper.request("next", _no_breakpoints, {"uncaught"})
     assert end.state.kind is StateKind.EXIT_ERROR
+
+
+async def test_a_predicting_continue_stops_where_an_exception_is_raised(tmp_path: Path) -> None:
+    """With the ``raised`` filter a predicting continue walks single events first (a jump to
+    the breakpoint would pass the raise without writing it) and stops where the exact walk
+    does; the next continue goes on to the breakpoint."""
+    stops: dict[bool, list[tuple[str | None, int | None]]] = {}
+    for exact in (True, False):
+        stepper = await _stepper(tmp_path, CAUGHT_THEN_UNCAUGHT, exact=exact)
+        await stepper.entry()
+        stepper.set_breakpoint_lines({10})
+        first = await stepper.request("continue", _at(10), {"raised"})
+        second = await stepper.request("continue", _at(10), {"raised"})
+        stops[exact] = [(s.reason, s.line) for s in (first, second)]
+    assert stops[False] == stops[True] == [("exception", 2), ("breakpoint", 10)]
 
 
 async def test_a_predicting_step_out_without_breakpoints_is_one_step_return(
