@@ -385,6 +385,13 @@ class LineFlow:
         function = self.call_sites.function_at(numbers)
         if function is None or self.anonymous_on(numbers) is not False:
             return {}
+        return self.function_shapes(function, lines, entry)
+
+    def function_shapes(
+        self, function: int, lines: list[str], entry: str | None
+    ) -> dict[str, Shape]:
+        """The kinds of value each variable of the plain function on ``function`` (its def
+        line) can hold, where the code fixes them (:meth:`.ValueShapes.variables`)."""
         shapes = self._value_shapes(lines, entry)
         return {} if shapes is None else shapes.variables(function)
 
@@ -658,6 +665,34 @@ class LineFlow:
         binds names the tracer may hide, and wherever the frame may hold more variables than
         the tracer lists (it then cuts the list)."""
         return self._surely_bound(list(lines), self._on_line, 0)
+
+    def names_surely_first_at(self, lines: Iterable[int]) -> frozenset[str]:
+        """Variables a frame surely shows at the run's first line event on one of ``lines``:
+        as :meth:`names_surely_at`, over the code objects that event can be of (not one made
+        on the line itself: :meth:`names_first_at`)."""
+        lines = list(lines)
+        return self._surely_bound(lines, self._first_units(lines), 0)
+
+    def first_hit_function(self, lines: Iterable[int]) -> int | None:
+        """The def line of the plain function (:mod:`.call_sites`) whose own frame fires the
+        run's first line event on each of ``lines``: its code has instructions there, and any
+        other code there is a comprehension's or a lambda's made on that line, which the
+        function fires the line before making (``return [f(x) for x in xs]``). None where
+        that is not so."""
+        units = set().union(*self._first_units(list(lines)).values())
+        if len(units) != 1 or not units <= self._functions:
+            return None
+        (unit,) = units
+        code = self._code_units[unit]
+        function = self.call_sites.functions.get(code.first_line)
+        return code.first_line if function is not None and function.name == code.name else None
+
+    def _first_units(self, lines: list[int]) -> dict[int, set[int]]:
+        """By line: the code objects the run's first line event on it can be of."""
+        return {
+            line: {u for u in self._on_line.get(line, ()) if self._made_on.get(u) != line}
+            for line in lines
+        }
 
     def names_surely_calling(
         self, call_lines: Iterable[int], module: bool = True
@@ -1707,11 +1742,20 @@ def _defined_in_the_frame(flow: LineFlow, source: SourceMap, expected: Expected)
     return replace(expected, fixed={**defined, **expected.fixed}) if defined else expected
 
 
+# The entry text (:func:`entry_text`) of a run that starts with the module's call.
+MODULE_ENTRY = "<module>"
+
+
 def entry_text(states: tuple[State, ...]) -> str | None:
     """The source text of the run's first event, a call: the module's, or a function's called
-    from outside the code (None: the history does not start with a call)."""
+    from outside the code (None: the history does not start with a call). A call that shows
+    no variables is the module's (or a function's without parameters, which no rule on
+    parameters concerns): then :data:`MODULE_ENTRY`, which is no line's text, so that a
+    ``def`` on the module's first line is not taken for the entry."""
     first = states[0]
-    return first.src if first.kind is StateKind.CALL and first.src is not None else None
+    if first.kind is not StateKind.CALL or first.src is None:
+        return None
+    return first.src if first.locals else MODULE_ENTRY
 
 
 def first_hit(
@@ -1791,6 +1835,21 @@ def kept_parameters(
     return kept
 
 
+def _in_the_function(
+    flow: LineFlow, source: SourceMap, expected: Expected, function: int, entry: str | None
+) -> Expected:
+    """``expected`` for a breakpoint's first hit in the frame of the plain function on
+    ``function`` (:meth:`LineFlow.first_hit_function`): the parameters it keeps as every call
+    passes them, and the kinds its variables can hold, as for a line of its code alone
+    (:func:`kept_parameters`, :meth:`LineFlow.variable_shapes`); none where it is the run's
+    entry (``entry``: the run's first event's text; None: not known), called from outside."""
+    if entry is None or source.lines[function - 1] == entry:
+        return expected
+    kept = flow.passed.kept(function)
+    shapes = flow.function_shapes(function, source.lines, entry)
+    return replace(expected, fixed={**kept, **expected.fixed}, shapes={**shapes, **expected.shapes})
+
+
 def _top_frame_returned(
     flow: LineFlow, source: SourceMap, states: tuple[State, ...], here: list[int]
 ) -> bool:
@@ -1857,17 +1916,23 @@ def _expect_forward(
         targets = [n for n, text in enumerate(source.lines, start=1) if text == action.target]
         first = first_hit(flow, states, actions, action.target, targets)
         names = flow.names_first_at(targets) if first else flow.names_at(targets)
+        surely = flow.names_surely_first_at(targets) if first else flow.names_surely_at(targets)
         landing = Expected(
             dict.fromkeys(_SHOWN_AT, frozenset({action.target})),
             diff=False,
             names=names,
             call_names=call_names,
-            required=_within(flow.names_surely_at(targets), names),
+            required=_within(surely, names),
         )
         # a first hit of a line the module runs is the module frame's, even where a lambda
-        # or a comprehension made there runs too
+        # or a comprehension made there runs too; so is a plain function's
         module = first and all(flow.module_runs(n) for n in targets)
-        return _in_the_module(flow, source, landing, module=True) if module else landing
+        if module:
+            return _in_the_module(flow, source, landing, module=True)
+        owner = flow.first_hit_function(targets) if first else None
+        if owner is None:
+            return landing
+        return _in_the_function(flow, source, landing, owner, entry_text(states))
     if action.kind is ActionKind.STEP_RETURN and last.kind in (StateKind.LINE, StateKind.CALL):
         # the frame's own return event, on a line of its code (or the run's end)
         called = last.kind is StateKind.CALL

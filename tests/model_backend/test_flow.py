@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from neural_debugger.model_backend.backend import DecodeOptions, History
-from neural_debugger.model_backend.flow import Expected, LineFlow, expect
+from neural_debugger.model_backend.flow import (
+    MODULE_ENTRY,
+    Expected,
+    LineFlow,
+    entry_text,
+    expect,
+)
 from neural_debugger.model_backend.grammar import (
     FORWARD_KINDS,
     INVERSE_KINDS,
@@ -890,6 +896,77 @@ def test_a_breakpoint_jump_narrows_to_the_first_hit_only_when_the_history_shows_
     # a history that does not start at the run's first event (a call) says nothing
     middle = State(kind=StateKind.LINE, src=source.lines[1], locals={"words": "['ab']"})
     assert "w" in (expect(flow, source, (middle,), (), jump).names or ())
+
+
+def test_a_functions_first_hit_on_a_line_it_makes_a_comprehension_on_is_its_own_frame() -> None:
+    """The function fires the line before the comprehension it makes there runs, so the first
+    hit is the function's frame: its arguments are surely shown, with the values every call
+    passes where it keeps them, and the kinds its code gives them. A later hit may be the
+    comprehension's frame, which shows none of that."""
+    code = "\n".join(
+        [
+            "def scaled(xs, k):",  # 1
+            "    return [x * k for x in xs]",  # 2
+            "def pairs(a, b):",  # 3
+            "    out = [(x, y) for x in a for y in b]",  # 4
+            "    return out",  # 5
+            "print(scaled([1, 2], 3), pairs([1], 'ab'), pairs([2], 'c'))",  # 6
+        ]
+    )
+    flow, source = LineFlow(code), SourceMap(code)
+    assert flow.first_hit_function([2]) == 1 and flow.first_hit_function([4]) == 3
+    assert flow.first_hit_function([6]) is None  # the module's line
+    assert flow.call_sites.function_at([2]) is None  # any hit: the comprehension's frame too
+    start = State(kind=StateKind.CALL, src=source.lines[0], locals={})
+    first = expect(
+        flow, source, (start,), (), Action(kind=ActionKind.BREAKPOINT, target=source.lines[1])
+    )
+    assert first.required == {"xs", "k"} and first.fixed == {"xs": "[1, 2]", "k": "3"}
+    assert not first.allows(
+        State(kind=StateKind.LINE, src=source.lines[1], locals={"xs": "[1, 2]"})
+    )
+    assert not first.allows(
+        State(kind=StateKind.LINE, src=source.lines[1], locals={"xs": "[2]", "k": "3"})
+    )
+    assert first.allows(
+        State(kind=StateKind.LINE, src=source.lines[1], locals={"xs": "[1, 2]", "k": "3"})
+    )
+    # calls pass other values: no value fixed, but the kinds the code gives them
+    jump = Action(kind=ActionKind.BREAKPOINT, target=source.lines[3])
+    other = expect(flow, source, (start,), (), jump)
+    assert other.required == {"a", "b"} and other.fixed == {}
+    assert not other.allows(
+        State(
+            kind=StateKind.LINE, src=source.lines[3], locals={"a": "[1]", "b": "'ab'", "out": "[]"}
+        )
+    )
+    # once the history stood on the line, a hit may be the comprehension's, which shows ``k``
+    # (its free variable) but not ``xs``
+    on_it = State(kind=StateKind.LINE, src=source.lines[1], locals={"xs": "[1, 2]", "k": "3"})
+    jump_again = Action(kind=ActionKind.BREAKPOINT, target=source.lines[1])
+    later = expect(flow, source, (start, on_it), (jump_again,), jump_again)
+    assert later.required == {"k"} and later.fixed == {}
+
+
+def test_a_def_on_the_modules_first_line_is_not_the_runs_entry() -> None:
+    """The module's call event shows the module's first line, here ``def f(x):``, and no
+    variables; a run that starts in ``f`` itself (called from outside) shows its argument.
+    Only then are ``f``'s parameters not the code's to fix."""
+    code = "def f(x):\n    return x + 1\n\n\ny = f(2)\n"
+    flow, source = LineFlow(code), SourceMap(code)
+    into = Action(kind=ActionKind.STEP_INTO)
+    module = State(kind=StateKind.CALL, src=source.lines[0], locals={})
+    at_call = State(kind=StateKind.LINE, src="y = f(2)", locals={"f": "<function f>"})
+    jump = Action(kind=ActionKind.BREAKPOINT, target="y = f(2)")
+    assert entry_text((module,)) == MODULE_ENTRY
+    called = expect(flow, source, (module, at_call), (jump,), into)
+    assert called.call_fixed[source.lines[0]] == {"x": "2"}
+    assert not called.allows(State(kind=StateKind.CALL, src=source.lines[0], locals={"x": "3"}))
+    outside = State(kind=StateKind.CALL, src=source.lines[0], locals={"x": "5"})
+    body = State(kind=StateKind.LINE, src="    return x + 1", locals={"x": "5"})
+    assert entry_text((outside,)) == source.lines[0]
+    step = expect(flow, source, (outside, body), (into,), into)
+    assert source.lines[0] not in step.call_fixed
 
 
 def test_the_first_hit_of_each_line_in_real_runs_shows_what_the_flow_allows() -> None:
