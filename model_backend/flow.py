@@ -608,10 +608,8 @@ class LineFlow:
         if not self._on_line or not lines:
             return None
         found: set[str] = set()
-        for line in lines:
-            for unit in self._on_line.get(line, ()):
-                if self._made_on.get(unit) == line:
-                    continue
+        for line, units in self._first_units(lines).items():
+            for unit in units:
                 paths = self._paths[unit]  # known wherever ``_bound`` is
                 names = self._names[unit] if paths is None else paths.first_at(line)
                 if names is None:
@@ -688,7 +686,8 @@ class LineFlow:
         return code.first_line if function is not None and function.name == code.name else None
 
     def _first_units(self, lines: list[int]) -> dict[int, set[int]]:
-        """By line: the code objects the run's first line event on it can be of."""
+        """By line: the code objects the run's first line event on it can be of (not one made
+        on the line itself, which the code making it fires first)."""
         return {
             line: {u for u in self._on_line.get(line, ()) if self._made_on.get(u) != line}
             for line in lines
