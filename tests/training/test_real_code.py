@@ -29,6 +29,7 @@ from neural_debugger.training.programs.cruxeval_filter import CruxEvalFilter
 from neural_debugger.training.programs.packages import ALLOWED, catalog
 from neural_debugger.training.programs.repo_tests import (
     SUITES,
+    TEMPORARY_NAMES,
     Harvest,
     RepoCandidate,
     _child_env,
@@ -110,6 +111,21 @@ def test_harvest_child_keeps_the_import_path_and_drops_start_up_switches(
     env = _child_env()
     assert env["PYTHONPATH"] == "/opt/site"
     assert "PYTHONSTARTUP" not in env and env["PYTHONHASHSEED"] == "0"
+
+
+@pytest.mark.parametrize("module", ["posixpath", "glob"])
+def test_harvest_leaves_out_calls_naming_its_own_temporary_files(module: str) -> None:
+    # CPython's path and glob tests pass their temporary folder and `@test_PID_tmp` files
+    # around; those names are random per run, so such calls are dropped and the harvest of
+    # the suite is the same in two runs
+    index = next(i for i, s in enumerate(SUITES) if s.module == module)
+    first, second = harvest(index), harvest(index)
+    assert first.counts[TEMPORARY_NAMES] > 100
+    assert first.tests == second.tests
+    calls = [c for calls in first.tests.values() for c in calls]
+    assert len(calls) > 100
+    shown = "".join(c.entry + c.state + c.exit + "".join(c.locals.values()) for c in calls)
+    assert "ndb-harvest-" not in shown and "@test_" not in shown
 
 
 def test_harvest_is_deterministic_and_sees_real_calls(bisect_harvest: Harvest) -> None:

@@ -695,7 +695,7 @@ def harvest(suite_index: int, timeout_s: float = HARVEST_TIMEOUT_S) -> Harvest:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            env=_child_env(),
+            env=_child_env() | {"TMPDIR": tmp},  # the tests' own temporary files lie in it
             cwd=str(work),
             start_new_session=True,
         )
@@ -715,8 +715,22 @@ def harvest(suite_index: int, timeout_s: float = HARVEST_TIMEOUT_S) -> Harvest:
                         result.counts.update(data["end"])
                         break
                     calls = [HarvestedCall(**c) for c in data["calls"]]
-                    result.tests[data["test"]] = calls
+                    kept = [c for c in calls if not _names_the_run(c, Path(tmp).name, proc.pid)]
+                    result.counts[TEMPORARY_NAMES] += len(calls) - len(kept)
+                    result.tests[data["test"]] = kept
     return result
+
+
+TEMPORARY_NAMES = "calls naming the harvest's temporary files"
+
+
+def _names_the_run(call: HarvestedCall, folder: str, pid: int) -> bool:
+    """Whether ``call`` shows a name that only this harvest had: its temporary folder's random
+    name (in any spelling of the path: split, Windows-style, bytes), or the file name CPython's
+    tests make from their process id (``@test_PID_tmp``). Such a call would train on random
+    names, and two data runs of one seed would differ there."""
+    texts = (call.entry, call.state, call.exit, call.self_after, *call.locals.values())
+    return any(folder in text or f"@test_{pid}_tmp" in text for text in texts)
 
 
 # What a function may use of ``os``: constants and pure conversions, nothing that asks the OS.
