@@ -19,7 +19,9 @@ cannot return from before another line fires (:meth:`LineFlow.returning`), break
 a line's first hit in the run whose variables the paths that have not run the line yet narrow
 (:func:`neural_debugger.model_backend.flow.first_hit`), returns whose value's kinds the code
 fixes (:mod:`neural_debugger.model_backend.value_shapes`) and line states showing a variable
-whose kinds it fixes, and any real state it would forbid
+whose kinds it fixes, steps from an ``if``, ``while`` or ``for`` head whose way the values the
+state shows fix (:mod:`neural_debugger.model_backend.branches`), and any real state it would
+forbid
 (with the first examples).
 
 ``python -m neural_debugger.evaluation.flow_check DIR [DIR ...] [--per-folder N] [--out F]``
@@ -39,12 +41,13 @@ from neural_debugger.model_backend.flow import (
     CALL_KINDS,
     Expected,
     LineFlow,
+    branch_lines,
     entry_text,
     expect,
     first_hit,
     kept_parameters,
 )
-from neural_debugger.protocol import ActionKind, StateKind, parse_trajectory
+from neural_debugger.protocol import ActionKind, StateKind, parse_trajectory, standalone
 from neural_debugger.protocol.source_map import SourceMap
 from neural_debugger.training.shards import read_shards
 
@@ -72,6 +75,7 @@ COLUMNS = (
     "first_hit",
     "return_kinds",
     "variable_kinds",
+    "branches",
     "forbidden",
 )
 
@@ -154,6 +158,13 @@ def check_folder(folder: Path, limit: int | None, counts: dict[str, Counter], ba
             # a line state showing a variable whose value's kinds the code fixes
             shown_line = states[k].locals if states[k].kind is StateKind.LINE else None
             tally["variable_kinds"] += any(name in expected.shapes for name in shown_line or ())
+            # a step from an ``if``, ``while`` or ``for`` head whose way the values shown fix
+            last = states[k - 1]
+            if stepped and last.kind is StateKind.LINE:
+                here = source.by_text.get(last.src or "", [])
+                before = standalone(states[:k], k - 1).locals or {}
+                way = branch_lines(flow, source, states[:k], here, before)
+                tally["branches"] += way is not None
             # whole locals that must show some variables (bound on every path to the line)
             whole = states[k].kind in CALL_KINDS or expected.diff is False
             must = expected.required | expected.call_required.get(states[k].src or "", set())

@@ -35,6 +35,7 @@ from types import CodeType
 from typing import TypeVar
 
 from neural_debugger.model_backend.bindings import bound_once
+from neural_debugger.model_backend.branches import Head, Undecided, Values, heads, way
 from neural_debugger.model_backend.call_sites import CallSites
 from neural_debugger.model_backend.handed_back import (
     Appended,
@@ -261,6 +262,11 @@ class LineFlow:
             return only_read_everywhere(tree, name, value, sites.builtins_kept, sites.functions)
 
         return ModuleConstants(self._tree, self._plain_classes, stores, module_names, kept)
+
+    @functools.cached_property
+    def branch_heads(self) -> dict[int, Head]:
+        """The ``if``, ``while`` and ``for`` heads whose way values can fix (:mod:`.branches`)."""
+        return heads(self._tree) if self._tree is not None else {}
 
     @functools.cached_property
     def receivers(self) -> dict[int, Receiver]:
@@ -2061,6 +2067,13 @@ def _expect_forward(
     else:
         names |= had
     fixed = _copied(flow, here, before) if last.kind is StateKind.LINE else {}
+    lined = last.kind is StateKind.LINE
+    branch = branch_lines(flow, source, states, here, before) if lined else None
+    if branch is not None:  # a head whose way the values shown fix: only that way's lines
+        way_texts, way_shown = branch
+        lines = dict.fromkeys((StateKind.CALL, StateKind.RETURN, StateKind.EXCEPTION), frozenset())
+        lines[StateKind.LINE] = way_texts
+        fixed = {**fixed, **way_shown}
     returned = _returned(flow, here, before) if last.kind is StateKind.LINE else None
     if returned is not None:  # ``return total``: the frame returns it there, nothing else
         nothing = frozenset[str]()
@@ -2077,6 +2090,43 @@ def _expect_forward(
         required=_changed(fixed, before, names),
         returned=returned,
     )
+
+
+def branch_lines(
+    flow: LineFlow,
+    source: SourceMap,
+    states: tuple[State, ...],
+    here: list[int],
+    before: Mapping[str, str | None],
+) -> tuple[frozenset[str], dict[str, str]] | None:
+    """Where a step from a branch head goes, where the values it shows fix it
+    (:mod:`.branches`): the texts of the lines it can reach, and the values a ``for``'s
+    targets show there; None where any line ``here`` is no head, or its way is open."""
+    heads = flow.branch_heads
+    if not here or any(line not in heads for line in here):
+        return None
+    last, arrived = states[-1], list[int]()
+    if len(states) > 1 and last.diff and states[-2].kind in (StateKind.LINE, StateKind.CALL):
+        arrived = source.by_text.get(states[-2].src or "", [])  # a diff: the same frame
+    texts: set[str] = set()
+    shown: list[Mapping[str, str]] = []
+    for line in here:
+        head = heads[line]
+        values = Values(
+            before, flow.module_constants.literals, flow.call_sites.builtins_kept, head.local
+        )
+        try:
+            found = way(head, values, arrived)
+        except Undecided:
+            return None
+        following = flow.following(line, normally=True) or frozenset()
+        reached = {head.body} if found.into else following - {head.body}
+        if not reached or not reached <= following:
+            return None
+        texts |= _texts(source, reached)
+        shown.append(found.shown)
+    same = all(s == shown[0] for s in shown)
+    return frozenset(texts), dict(shown[0]) if same else {}
 
 
 def _returned(flow: LineFlow, here: list[int], before: Mapping[str, str | None]) -> str | None:

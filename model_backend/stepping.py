@@ -79,6 +79,7 @@ from neural_debugger.protocol import Action, ActionKind, State, StateKind
 from neural_debugger.tracer.program import ENTRY_FILE
 
 from .backend import BackendError, DecodeOptions
+from .branches import Head, heads, outside_its_loop, unbound_builtins
 from .module_constants import first_line
 from .return_names import ReturnNames
 from .session import DebugSession, Stop, finish, resume
@@ -204,6 +205,7 @@ class Stepper:
         self.max_events = MAX_EVENTS if exact_continue else MAX_PREDICTED
         self.state = StepState()
         self._facts = code_facts(session.program.source, session.program.path)
+        self._loops, self._builtins = _loop_heads(session.program.source)
         self._names = ReturnNames(session.program.source)
         self._own = {session.program.path, ENTRY_FILE}
         self._sync()
@@ -579,7 +581,9 @@ class Stepper:
 
         A jump that lands where the request began or an earlier jump landed is taken back: the
         model has no other next hit to write from there (a breakpoint in a recursion, its
-        condition false on the one hit the model writes again and again). From there the
+        condition false on the one hit the model writes again and again); so is one whose
+        ``for`` targets hold no item of the loop's iterable (a turn after the last, which the
+        model writes with ``i = 3`` for ``range(3)``: :meth:`_off_the_loop`). From there the
         request walks up to :data:`WALK_ON` single events under the rules (:meth:`_events`),
         then jumps again from where the walk got to; at most :data:`MAX_PREDICTED`
         predictions in all. Where an exception can stop it (the ``raised`` filter; an error
@@ -601,7 +605,7 @@ class Stepper:
             self._sync()
             k = len(session.stops) - 1
             place = _place(stop)
-            if not stop.exited and place in seen:
+            if not stop.exited and (place in seen or self._off_the_loop(stop)):
                 self._take_back(before)
                 walked = await self._events("continue", decide, filters, log, options, WALK_ON)
                 if walked is not None:
@@ -630,6 +634,13 @@ class Stepper:
             elif stop.line not in lines:
                 return self._show(k, "step")
         raise BackendError(f"no breakpoint stopped within {MAX_PREDICTED} predictions")
+
+    def _off_the_loop(self, stop: Stop) -> bool:
+        """Whether a jump's landing in the program shows a ``for``'s targets holding no item of
+        its iterable: a turn after the loop's last (:func:`.branches.outside_its_loop`)."""
+        if stop.file != self.session.program.path or stop.line is None or stop.locals is None:
+            return False
+        return outside_its_loop(self._loops, stop.line, stop.locals, self._builtins)
 
     _breakpoint_lines: frozenset[int] = frozenset()
 
@@ -669,6 +680,16 @@ class Stepper:
         if not self.state.shown or self.state.shown[-1] != target:
             self.state.shown.append(target)
         return self.current
+
+
+def _loop_heads(source: str) -> tuple[dict[int, Head], frozenset[str]]:
+    """The program's branch heads and the builtins it leaves unbound (none where it does not
+    parse)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}, frozenset()
+    return heads(tree), unbound_builtins(tree)
 
 
 def _place(stop: Stop) -> tuple[object, ...]:

@@ -1,0 +1,655 @@
+"""Which way a branch goes, read from the values the state standing on its head shows.
+
+Why: a small model writes a loop's values right and still takes one turn too many (``for i in
+range(3)`` entered again with ``i = 3``), or steps into an ``if`` whose condition its own
+values make false. A debugger's next line after ``if``, ``while`` or ``for`` follows from the
+frame's values when the head runs, and the state standing on the head shows them. Where the
+head's condition uses only what can be read from those values without running the program's
+code, the next line is fixed: the body's first line, or one of the lines past it.
+
+What a head's condition may use (anything else leaves the way open):
+
+* literals, and variables whose value the state writes as a literal (``ast.literal_eval``; no
+  cut value, no ``...`` of a cycle, no escaped token delimiters); in a function, also the
+  module's constants (:mod:`.module_constants`) where the function binds no such name;
+* comparisons (``is`` only against ``None``), ``and``, ``or``, ``not``, unary ``-`` and ``+``;
+  ``+``, ``-``, ``*``, ``//`` and ``%`` on numbers, ``+`` and ``*`` on strings and sequences
+  (small results only); subscripts and slices of strings, bytes, lists, tuples and dicts;
+* ``len``, ``abs``, ``min``, ``max`` and ``sum`` (where the code binds no such name), and the
+  ``str`` tests ``isdigit``, ``isalpha``, ``isalnum``, ``isspace``, ``isupper``, ``islower``,
+  ``istitle``, ``startswith`` and ``endswith``.
+
+A ``for`` head's way needs its iterable and where the frame was before: ``range(...)``,
+``enumerate(...)`` of a sequence, or a string, bytes, tuple, list or dict written as above (a
+set's order is its hash table's, which its repr does not fix). Arriving from outside the loop,
+the loop starts: an empty iterable skips the body, else the body gets the first item. Arriving
+from the loop's body, the item the targets hold is the one just done: the next comes, or, after
+the last, the loop ends. The iterable must be the one the loop started with: none of its names
+is bound in the body, nor, for a list or a dict, mentioned there at all; nor are the targets
+bound in the body, which would hide the item just done.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import warnings
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from neural_debugger.tracer.values import (
+    CUT_MARKER,
+    MAX_VALUE_CHARS,
+    MORE_VARIABLES_KEY,
+    render_value,
+)
+
+MAX_ITEMS = 10_000  # items a loop's iterable or a computed value may have
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+# builtins a head may call (where the code binds no such name); the last three only to make
+# a ``for``'s items
+_BUILTINS = frozenset(
+    {"len", "abs", "min", "max", "sum", "isinstance", "sorted", "range"}
+    | {"enumerate", "reversed", "zip"}
+)
+_TYPES: dict[str, type] = {
+    t.__name__: t for t in (str, int, float, bool, list, tuple, dict, set, bytes, type(None))
+} | {"NoneType": type(None)}
+# ``str`` methods of no argument, and of one or two ``str``/``int`` arguments: pure, and
+# cheap on the small values a head reads
+_STR_METHODS = frozenset(
+    {"isdigit", "isalpha", "isalnum", "isspace", "isupper", "islower", "istitle"}
+    | {"isdecimal", "isnumeric", "isidentifier", "isprintable", "isascii"}
+    | {"lower", "upper", "strip", "lstrip", "rstrip", "split", "splitlines", "count", "find"}
+    | {"startswith", "endswith", "replace", "title", "capitalize", "swapcase", "rfind"}
+)
+_DICT_VIEWS = frozenset({"keys", "values", "items"})
+_FRAMES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, *_COMPREHENSIONS)
+_SMALL = 1_000  # characters a ``str`` method's receiver and arguments may have in all
+_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+}
+_ARITHMETIC: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+}
+_SIMPLE = (bool, int, float, str, bytes, type(None))
+_SEQUENCES = (str, bytes, list, tuple)
+_INDEXED = (*_SEQUENCES, dict)
+_SIZED = (*_INDEXED, set, frozenset, range)
+
+
+class Undecided(Exception):
+    """The head's way cannot be read from the values shown."""
+
+
+@dataclass(frozen=True)
+class Head:
+    """An ``if``, ``elif``, ``while`` or ``for`` head whose test or iterable sits on its line."""
+
+    line: int
+    body: int  # the body's first line: where the way goes when the test holds or items remain
+    loop_end: int  # a ``for``'s last body line (its ``else`` aside); else ``line``
+    test: ast.expr | None  # ``if`` and ``while``
+    local: frozenset[str] | None  # the enclosing function's own names (None: module, class)
+    targets: tuple[str, ...] = ()  # ``for``: the names its target binds, in order
+    tuple_target: bool = False  # ``for a, b in ...``
+    iterable: ast.expr | None = None  # ``for``
+    # ``for``: names whose list or dict other code may change while the loop runs: those its
+    # body mentions, and those of functions that can run meanwhile (nested ones; for the
+    # module's loops, every function's)
+    shared: frozenset[str] = frozenset()
+    # ``for``: the body's lines that other frames' code (functions, lambdas, classes,
+    # comprehensions made there) may stand on
+    nested: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True)
+class Way:
+    """Where a head leads: into its body (``into``), or past it; and, into a ``for``'s body,
+    the texts its targets show there."""
+
+    into: bool
+    shown: Mapping[str, str]
+
+
+def heads(tree: ast.Module) -> dict[int, Head]:
+    """The branch heads of ``tree`` by line."""
+    declared = {
+        name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Global | ast.Nonlocal)
+        for name in node.names
+    }
+    found: dict[int, Head] = {}
+
+    def visit(statements: list[ast.stmt], local: frozenset[str] | None, shared: set[str]) -> None:
+        for statement in statements:
+            head = _head(statement, local, declared, shared)
+            if head is not None:
+                found[head.line] = head
+            if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+                inner = {n for s in statement.body for n in _nested_names(s)}
+                visit(statement.body, _own_names(statement), inner)
+                continue
+            if isinstance(statement, ast.ClassDef):
+                visit(statement.body, None, shared)
+                continue
+            for block in _blocks(statement):
+                visit(block, local, shared)
+
+    visit(tree.body, None, {n for s in tree.body for n in _nested_names(s)})
+    return found
+
+
+def _blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists a compound statement holds (its handlers' and cases' bodies too)."""
+    blocks = [getattr(statement, f, None) for f in ("body", "orelse", "finalbody")]
+    out = [b for b in blocks if isinstance(b, list)]
+    for part in [*getattr(statement, "handlers", []), *getattr(statement, "cases", [])]:
+        out.append(part.body)
+    return out
+
+
+def _nested_names(node: ast.AST) -> set[str]:
+    """The names mentioned inside the functions and lambdas ``node`` holds."""
+    return {
+        name
+        for inner in ast.walk(node)
+        if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+        for name in _names(inner)
+    }
+
+
+def _head(
+    statement: ast.stmt, local: frozenset[str] | None, declared: set[str], shared: set[str]
+) -> Head | None:
+    if isinstance(statement, ast.If | ast.While):
+        test = statement.test
+        if not statement.body or test.end_lineno != statement.lineno:
+            return None
+        if statement.body[0].lineno == statement.lineno or _names(test) & declared:
+            return None
+        line = statement.lineno
+        return Head(line, statement.body[0].lineno, line, test, local)
+    if not isinstance(statement, ast.For):
+        return None
+    names = _target_names(statement.target)
+    iterable = statement.iter
+    if names is None or iterable.end_lineno != statement.lineno or not statement.body:
+        return None
+    body_first = statement.body[0].lineno
+    if body_first == statement.lineno or (_names(iterable) | set(names)) & declared:
+        return None
+    if _stored(statement.body) & (set(names) | _names(iterable)):
+        return None
+    end = statement.body[-1].end_lineno or body_first
+    mentioned = {n for s in statement.body for n in _names(s)}
+    tupled = isinstance(statement.target, ast.Tuple)
+    nested = {
+        line
+        for s in statement.body
+        for node in ast.walk(s)
+        if isinstance(node, _FRAMES)
+        for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)
+    }
+    return Head(
+        statement.lineno,
+        body_first,
+        end,
+        None,
+        local,
+        names,
+        tupled,
+        iterable,
+        frozenset(mentioned | shared),
+        frozenset(nested),
+    )
+
+
+def unbound_builtins(tree: ast.Module) -> frozenset[str]:
+    """The builtins a head may call that no code of ``tree`` binds a name of its own to."""
+    bound = {
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return frozenset((_BUILTINS | set(_TYPES)) - bound)
+
+
+def outside_its_loop(
+    found: Mapping[int, Head], line: int, shown: Mapping[str, str | None], builtins: frozenset[str]
+) -> bool:
+    """Whether a frame standing on ``line`` with the locals ``shown`` cannot be: the targets of
+    a ``for`` whose body holds the line show no item of its iterable (``i = 3`` in the body of
+    ``for i in range(n)`` with ``n = 3``). A model's breakpoint jump writes such a hit after a
+    loop's last turn."""
+    for head in found.values():
+        if head.iterable is None or not head.body <= line <= head.loop_end or line in head.nested:
+            continue
+        if not all(name in shown for name in head.targets) or MORE_VARIABLES_KEY in shown:
+            continue
+        try:
+            items = _unpacked(head, Values(shown, {}, builtins, head.local))
+        except Undecided:
+            continue
+        done = tuple(shown.get(name) for name in head.targets)
+        if all(_item_texts(head, item) != done for item in items):
+            return True
+    return False
+
+
+def _target_names(target: ast.expr) -> tuple[str, ...] | None:
+    if isinstance(target, ast.Name):
+        return (target.id,)
+    if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
+        return tuple(e.id for e in target.elts if isinstance(e, ast.Name))
+    return None
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _stored(body: list[ast.stmt]) -> set[str]:
+    """Names the statements bind or delete in their own scope (nested scopes aside)."""
+    out: set[str] = set()
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            out.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out.add(node.name)
+            stack.extend(node.decorator_list)
+            continue
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            out.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+        if isinstance(node, (ast.Lambda, *_COMPREHENSIONS)):
+            if isinstance(node, _COMPREHENSIONS):  # their walrus targets bind outside
+                out.update(
+                    n.target.id
+                    for n in ast.walk(node)
+                    if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name)
+                )
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _own_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """A function's local names: its parameters and what its own code binds."""
+    arguments = function.args
+    parameters = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    parameters += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    return frozenset({a.arg for a in parameters} | _stored(function.body))
+
+
+# ---------------------------------------------------------------------- values
+
+
+def literal(text: str | None) -> object:
+    """The value the tracer wrote as ``text``, where ``text`` is a whole literal (see the
+    module); :class:`Undecided` otherwise."""
+    if text is None or CUT_MARKER in text or "<\\|" in text or "|\\>" in text:
+        raise Undecided(text)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            value = ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as error:
+        raise Undecided(text) from error
+    if not _plain(value):
+        raise Undecided(text)
+    return value
+
+
+def _plain(value: object, depth: int = 0) -> bool:
+    """Whether ``value`` is made of the builtin literals a condition may read (no ``...``)."""
+    if depth > 20:
+        return False
+    if isinstance(value, _SIMPLE):
+        return True
+    if isinstance(value, list | tuple):
+        return all(_plain(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in value.items())
+    if isinstance(value, set | frozenset):
+        return all(_plain(v, depth + 1) for v in value)
+    return False
+
+
+class Values:
+    """The names a head's condition reads: the frame's locals as the state writes them, then
+    the module's constants (in a function that binds no such name), then the builtins the code
+    leaves unbound."""
+
+    def __init__(
+        self,
+        shown: Mapping[str, str | None],
+        constants: Mapping[str, object],
+        builtins: frozenset[str],
+        local: frozenset[str] | None,
+    ) -> None:
+        self.shown = shown
+        self.constants = constants if local is not None else {}
+        self.builtins = builtins
+        self.local = local or frozenset()
+
+    def __getitem__(self, name: str) -> object:
+        if name in self.shown:
+            return literal(self.shown[name])
+        if name in self.local:
+            raise Undecided(name)  # unbound here: Python raises
+        if name in self.constants and _plain(self.constants[name]):
+            return self.constants[name]
+        raise Undecided(name)
+
+    def builtin(self, name: str) -> bool:
+        return name in _BUILTINS and name in self.builtins and name not in self.shown
+
+
+def evaluate(node: ast.expr, values: Values) -> Any:
+    """``node``'s value, computed from ``values`` (see the module); :class:`Undecided` where
+    the node uses anything else or Python would raise."""
+    try:
+        value = _evaluate(node, values)
+    except Undecided:
+        raise
+    except (ArithmeticError, LookupError, TypeError, ValueError, MemoryError) as error:
+        raise Undecided(type(error).__name__) from error
+    _check_size(value)
+    return value
+
+
+def _check_size(value: object) -> None:
+    if isinstance(value, str | bytes | list | tuple | dict | set) and len(value) > MAX_ITEMS:
+        raise Undecided("too large")
+    if isinstance(value, int) and value.bit_length() > 256:
+        raise Undecided("too large")
+
+
+def _evaluate(node: ast.expr, values: Values) -> Any:
+    if isinstance(node, ast.Constant):
+        if not isinstance(node.value, _SIMPLE):
+            raise Undecided("constant")
+        return node.value
+    if isinstance(node, ast.Name):
+        return values[node.id]
+    if isinstance(node, ast.BoolOp):
+        result: object = None
+        for operand in node.values:
+            result = evaluate(operand, values)
+            if bool(result) is isinstance(node.op, ast.Or):
+                return result
+        return result
+    if isinstance(node, ast.UnaryOp):
+        operand = evaluate(node.operand, values)
+        if isinstance(node.op, ast.Not):
+            return not operand
+        if isinstance(node.op, ast.USub | ast.UAdd) and isinstance(operand, int | float):
+            return -operand if isinstance(node.op, ast.USub) else +operand
+        raise Undecided("unary")
+    if isinstance(node, ast.Compare):
+        return _compare(node, values)
+    if isinstance(node, ast.BinOp):
+        return _arithmetic(node, values)
+    if isinstance(node, ast.Subscript):
+        container = evaluate(node.value, values)
+        if not isinstance(container, _INDEXED):
+            raise Undecided("subscript")
+        if isinstance(node.slice, ast.Slice):
+            if isinstance(container, dict):
+                raise Undecided("slice of a dict")
+            bounds = [
+                None if part is None else evaluate(part, values)
+                for part in (node.slice.lower, node.slice.upper, node.slice.step)
+            ]
+            if not all(b is None or type(b) is int for b in bounds):
+                raise Undecided("slice")
+            return container[slice(*bounds)]
+        key = evaluate(node.slice, values)
+        if not isinstance(container, dict) and type(key) is not int:
+            raise Undecided("index")
+        return container[key]
+    if isinstance(node, ast.Call):
+        return _call(node, values)
+    if isinstance(node, ast.Tuple | ast.List):
+        items = [evaluate(e, values) for e in node.elts if not isinstance(e, ast.Starred)]
+        if len(items) != len(node.elts):
+            raise Undecided("starred")
+        return tuple(items) if isinstance(node, ast.Tuple) else items
+    raise Undecided(type(node).__name__)
+
+
+def _compare(node: ast.Compare, values: Values) -> object:
+    left = evaluate(node.left, values)
+    for op, right_node in zip(node.ops, node.comparators, strict=True):
+        if isinstance(op, ast.Is | ast.IsNot):
+            if not (isinstance(right_node, ast.Constant) and right_node.value is None):
+                raise Undecided("is")
+            right: object = None
+            holds = (left is None) is isinstance(op, ast.Is)
+        else:
+            right = evaluate(right_node, values)
+            if isinstance(op, ast.In | ast.NotIn) and not isinstance(right, _SIZED):
+                raise Undecided("in")
+            holds = bool(_COMPARE[type(op)](left, right))
+        if not holds:
+            return False
+        left = right
+    return True
+
+
+def _arithmetic(node: ast.BinOp, values: Values) -> object:
+    function = _ARITHMETIC.get(type(node.op))
+    if function is None:
+        raise Undecided("operator")
+    left, right = evaluate(node.left, values), evaluate(node.right, values)
+    numbers = (int, float)
+    if isinstance(left, numbers) and isinstance(right, numbers):
+        return function(left, right)
+    if isinstance(node.op, ast.Add) and type(left) is type(right) and isinstance(left, _SEQUENCES):
+        return function(left, right)
+    if isinstance(node.op, ast.Mult):
+        sequence, count = (left, right) if isinstance(right, int) else (right, left)
+        if isinstance(sequence, _SEQUENCES) and type(count) is int:
+            if len(sequence) * max(count, 0) > MAX_ITEMS:
+                raise Undecided("too large")
+            return function(sequence, count)
+    raise Undecided("operands")
+
+
+def _call(node: ast.Call, values: Values) -> Any:
+    if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+        raise Undecided("call")
+    function = node.func
+    if isinstance(function, ast.Attribute):
+        receiver = evaluate(function.value, values)
+        arguments = [evaluate(a, values) for a in node.args]
+        plain = all(type(a) in (str, int) or _strings(a) for a in arguments)
+        if (
+            type(receiver) is str
+            and function.attr in _STR_METHODS
+            and len(arguments) <= 2
+            and plain
+        ):
+            return getattr(receiver, function.attr)(*arguments)
+        if type(receiver) is dict and function.attr in _DICT_VIEWS and not arguments:
+            return list(getattr(receiver, function.attr)())
+        raise Undecided("method")
+    if not isinstance(function, ast.Name) or not values.builtin(function.id):
+        raise Undecided("call")
+    name = function.id
+    if name in ("enumerate", "reversed", "zip"):
+        raise Undecided("an iterator")  # only a ``for``'s items (see :func:`items_of`)
+    if name == "isinstance" and len(node.args) == 2:
+        return isinstance(evaluate(node.args[0], values), _types(node.args[1], values))
+    arguments = [evaluate(a, values) for a in node.args]
+    if name == "len" and len(arguments) == 1:
+        (argument,) = arguments
+        if isinstance(argument, _SIZED):
+            return len(argument)
+    elif name == "abs" and len(arguments) == 1 and isinstance(arguments[0], int | float):
+        return abs(arguments[0])
+    elif name in ("min", "max", "sum", "sorted") and arguments:
+        items = arguments[0] if len(arguments) == 1 else arguments
+        if name == "sorted" and len(arguments) == 1 and isinstance(items, _INDEXED):
+            return sorted(items)
+        numbers = isinstance(items, list | tuple) and all(type(i) in (int, float) for i in items)
+        if numbers and name != "sorted":
+            return min(items) if name == "min" else max(items) if name == "max" else sum(items)
+    elif name == "range" and 1 <= len(arguments) <= 3 and all(type(a) is int for a in arguments):
+        return range(*arguments)
+    raise Undecided("call")
+
+
+def _strings(value: object) -> bool:
+    """A tuple of strings (``startswith``'s prefixes)."""
+    return type(value) is tuple and all(type(v) is str for v in value)
+
+
+def _types(node: ast.expr, values: Values) -> type | tuple[type, ...]:
+    """The builtin types ``isinstance``'s second argument names (where the code binds none)."""
+    names = node.elts if isinstance(node, ast.Tuple) else [node]
+    found = []
+    for name in names:
+        if not isinstance(name, ast.Name) or name.id not in _TYPES or name.id in values.shown:
+            raise Undecided("isinstance")
+        if name.id not in values.builtins:
+            raise Undecided("isinstance")
+        found.append(_TYPES[name.id])
+    return tuple(found)
+
+
+# ---------------------------------------------------------------------- the way
+
+
+def items_of(head: Head, values: Values) -> list[Any]:
+    """The items a ``for`` head's loop goes through, read from ``values`` (a list or dict
+    other code may change while the loop runs: :class:`Undecided`)."""
+    node = head.iterable
+    assert node is not None
+    for name in _names(node) & head.shared:
+        if name in values.shown and isinstance(_value_or_none(values, name), list | dict):
+            raise Undecided("the loop's list or dict may change")
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        name = node.func.id
+        if not values.builtin(name) or node.keywords:
+            raise Undecided("call")
+        arguments = [evaluate(a, values) for a in node.args]
+        if name == "range" and 1 <= len(arguments) <= 3:
+            if not all(type(a) is int for a in arguments):
+                raise Undecided("range")
+            span = range(*arguments)
+            if len(span) > MAX_ITEMS:
+                raise Undecided("too large")
+            return list(span)
+        if name == "enumerate" and 1 <= len(arguments) <= 2:
+            start = arguments[1] if len(arguments) == 2 else 0
+            if type(start) is not int:
+                raise Undecided("enumerate")
+            return list(enumerate(_iterable(arguments[0]), start))
+        if name == "reversed" and len(arguments) == 1:
+            return list(reversed(list(_iterable(arguments[0]))))
+        if name == "zip" and arguments:
+            return list(zip(*(_iterable(a) for a in arguments), strict=False))
+        if name != "sorted":
+            raise Undecided("call")
+    return list(_iterable(evaluate(node, values)))
+
+
+def _unpacked(head: Head, values: Values) -> list[Any]:
+    """:func:`items_of`, each of which the head's target can unpack; none holding a set,
+    whose text the tracer writes in its own table's order, not a copy's."""
+    items = items_of(head, values)
+    if any(_holds_a_set(item) for item in items):
+        raise Undecided("a set")
+    if head.tuple_target and not all(
+        isinstance(item, tuple) and len(item) == len(head.targets) for item in items
+    ):
+        raise Undecided("unpacking")
+    return items
+
+
+def _holds_a_set(value: object) -> bool:
+    if isinstance(value, set | frozenset):
+        return True
+    if isinstance(value, list | tuple):
+        return any(_holds_a_set(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_a_set(v) for v in value.values())
+    return False
+
+
+def _iterable(value: object) -> Iterable[object]:
+    if not isinstance(value, _INDEXED):  # a set's order is not its repr's
+        raise Undecided("iterable")
+    return value
+
+
+def _value_or_none(values: Values, name: str) -> object:
+    try:
+        return values[name]
+    except Undecided:
+        return None
+
+
+def way(head: Head, values: Values, arrived_from: Iterable[int]) -> Way:
+    """Where ``head`` leads from the values shown on it (:class:`Undecided`: not known).
+
+    ``arrived_from``: for a ``for``, every line the frame may have stood on before the head
+    (none: not known)."""
+    if head.test is not None:
+        return Way(bool(evaluate(head.test, values)), {})
+    froms = list(arrived_from)
+    inside = [head.body <= n <= head.loop_end for n in froms]
+    if not all(name in values.shown for name in head.targets):
+        inside = [False]  # the targets are unbound: no item is done, the loop starts
+    elif MORE_VARIABLES_KEY in values.shown:
+        raise Undecided("variables hidden")
+    elif not froms or (any(inside) and not all(inside)):
+        raise Undecided("arrival")
+    items = _unpacked(head, values)
+    if not all(inside):  # the loop starts
+        return Way(True, _shown(head, items[0])) if items else Way(False, {})
+    done = tuple(values.shown.get(name) for name in head.targets)  # the item just done
+    places = [k for k, item in enumerate(items) if _item_texts(head, item) == done]
+    if not places or (len(items) - 1 in places and len(places) > 1):
+        raise Undecided("not an item, or one that repeats")
+    if places == [len(items) - 1]:
+        return Way(False, {})
+    following = {k + 1 for k in places}
+    shown = _shown(head, items[following.pop()]) if len(following) == 1 else {}
+    return Way(True, shown)
+
+
+def _item_texts(head: Head, item: Any) -> tuple[str, ...]:
+    parts = item if head.tuple_target else (item,)
+    return tuple(render_value(part) for part in parts)
+
+
+def _shown(head: Head, item: object) -> dict[str, str]:
+    """The texts the targets show once bound to ``item`` (short values only)."""
+    texts = _item_texts(head, item)
+    if any(len(t) > MAX_VALUE_CHARS // 2 for t in texts):
+        return {}
+    return dict(zip(head.targets, texts, strict=True))
