@@ -65,6 +65,7 @@ class CallSites:
         # a line -> the first lines of the frames a step into from it can enter (None: not
         # known, the code has frames that can be entered from lines it does not name)
         self._entered: dict[int, set[int]] | None = None
+        self._once: dict[int, frozenset[int]] = {}  # see :meth:`called_once`
         # the lines whose step into surely enters a frame of the code first (or raises)
         self._calling: frozenset[int] = frozenset()
         # the lines whose step into surely enters one with no exception first, if the
@@ -121,6 +122,7 @@ class CallSites:
         self._entering = _surely_entering(tree, owner)
         if _frames_opened_only_where_written(tree, set(calls)):
             self._entered = _entered_by_line(tree, {n: plain[n].lineno for n in calls})
+            self._once = _called_once_by_line(tree, {n: plain[n].lineno for n in calls})
             starting = Counter(n.lineno for n in ast.walk(tree) if isinstance(n, _SCOPES))
             self.lone_comprehensions = frozenset(
                 n.lineno
@@ -141,6 +143,15 @@ class CallSites:
         if not lines:
             return None
         return frozenset(start for line in lines for start in self._entered.get(line, ()))
+
+    def called_once(self, lines: Iterable[int], start: int) -> bool:
+        """Whether the frame standing on any of ``lines`` (at least one) calls the function
+        whose ``def`` is on line ``start`` at most once before its next line event: each line
+        calls it once, directly (not in a comprehension or a lambda, whose frames may call it
+        again), so after that call returns, a step into from the line enters it no more.
+        Known only where :meth:`entered_from` is."""
+        lines = list(lines)
+        return bool(lines) and all(start in self._once.get(line, ()) for line in lines)
 
     def surely_calling(self, lines: Iterable[int]) -> bool:
         """Whether a step into from any of ``lines`` (at least one) enters a frame of the code
@@ -297,6 +308,47 @@ def _entered_by_line(tree: ast.Module, plain: dict[str, int]) -> dict[int, set[i
             for line in {statement.lineno, *_span(node)}:
                 entered.setdefault(line, set()).add(start)
     return entered
+
+
+def _called_once_by_line(tree: ast.Module, plain: dict[str, int]) -> dict[int, frozenset[int]]:
+    """For each line, the functions of ``plain`` (by ``def`` line) the statements on it call
+    exactly once in their own frame: one call, outside any comprehension or lambda, and none
+    inside one (lines counted as :func:`_entered_by_line` counts them)."""
+    direct: dict[int, Counter[int]] = {}
+    nested: dict[int, set[int]] = {}
+    for statement, node in _in_statements(tree):
+        if not isinstance(node, (*_COMPREHENSIONS, ast.Lambda)):
+            continue
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name):
+                start = plain.get(inner.func.id)
+                if start is not None:
+                    for line in {statement.lineno, *_span(node)}:
+                        nested.setdefault(line, set()).add(start)
+    statements = [n for n in ast.walk(tree) if isinstance(n, ast.stmt)]
+    for owner in statements:
+        for call in _own_calls(owner):
+            start = plain.get(call.func.id) if isinstance(call.func, ast.Name) else None
+            if start is not None:
+                for line in {owner.lineno, *_span(call)}:
+                    direct.setdefault(line, Counter())[start] += 1
+    return {
+        line: frozenset(s for s, n in counts.items() if n == 1 and s not in nested.get(line, ()))
+        for line, counts in direct.items()
+    }
+
+
+def _own_calls(statement: ast.stmt) -> Iterator[ast.Call]:
+    """The calls ``statement``'s own frame makes: its own nodes' calls, not those inside its
+    comprehensions and lambdas (other frames)."""
+    todo = [c for c in ast.iter_child_nodes(statement) if not isinstance(c, ast.stmt)]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (*_COMPREHENSIONS, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Call):
+            yield node
+        todo.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.stmt))
 
 
 def _in_statements(tree: ast.Module) -> Iterator[tuple[ast.stmt, ast.AST]]:

@@ -730,6 +730,30 @@ class LineFlow:
         required = self._call_required[module] = {t: n for t, n in found.items() if n}
         return required
 
+    def reachable_from(self, lines: Iterable[int]) -> frozenset[int] | None:
+        """Every line a frame standing on one of ``lines`` can still reach, ``lines``
+        included, by any way on (exceptions' too); None: not known."""
+        seen = set(lines)
+        todo = list(seen)
+        while todo:
+            following = self.following(todo.pop())
+            if following is None:
+                return None
+            todo.extend(following - seen)
+            seen |= following
+        return frozenset(seen)
+
+    @functools.cached_property
+    def statement_starts(self) -> dict[int, frozenset[int]]:
+        """For each line, the first lines of the statements spanning it (where a statement
+        over several lines reports its line events)."""
+        found: dict[int, set[int]] = {}
+        for node in ast.walk(self._tree) if self._tree is not None else ():
+            if isinstance(node, ast.stmt):
+                for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+                    found.setdefault(line, set()).add(node.lineno)
+        return {line: frozenset(starts) for line, starts in found.items()}
+
     def in_functions(self, lines: Iterable[int]) -> bool:
         """Whether only functions' code has instructions on ``lines`` (no module or class
         body runs there), so a frame standing on one of them is a function's."""
@@ -1929,6 +1953,8 @@ def _expect_forward(
             call_names=call_names,
             required=_within(surely, names),
         )
+        if _no_hit_left(flow, source, last, targets):  # only the run's end can come
+            return Expected(dict.fromkeys(_SHOWN_AT, frozenset[str]()))
         # a first hit of a line the module runs is the module frame's, even where a lambda
         # or a comprehension made there runs too; so is a plain function's
         module = first and all(flow.module_runs(n) for n in targets)
@@ -1986,7 +2012,11 @@ def _expect_forward(
             returns = [n for n in callers if flow.returning([n]) is not False]
             lines[StateKind.RETURN] = _texts(source, [*returns, *bodies])
             entered = flow.call_sites.entered_from(callers)
-            if entered is not None:  # the rest of the line calls only what the line calls
+            if entered is not None:  # the rest of the line calls only what the line calls,
+                # and not again a function the line calls once, whose call just returned
+                start = flow.call_sites.function_at(returning)
+                if start is not None and flow.call_sites.called_once(callers, start):
+                    entered = entered - {start}
                 lines[StateKind.CALL] = _texts(source, entered)
             if _entered_with(flow, source, returning, callers):  # the body's first line next
                 firsts = [min(flow.with_bodies([n])) for n in callers]
@@ -2090,6 +2120,33 @@ def _expect_forward(
         required=_changed(fixed, before, names),
         returned=returned,
     )
+
+
+def _no_hit_left(flow: LineFlow, source: SourceMap, last: State, targets: list[int]) -> bool:
+    """Whether a breakpoint on ``targets`` cannot be hit again: the last state stands on a
+    line only the module's frame runs (so no other frame is open), every target is in code
+    only calls reach, and no line the module can still reach calls, directly or through the
+    code's other functions, what holds a target (:meth:`.call_sites.CallSites.returning_to`;
+    any caller it cannot name leaves the jump open)."""
+    here = source.by_text.get(last.src or "", [])
+    if last.kind is not StateKind.LINE or not targets or not flow.in_the_module(here):
+        return False
+    callers: set[int] = set()  # lines of the module that lead into a target's frame
+    seen, todo = set(targets), list(targets)
+    while todo:
+        line = todo.pop()
+        if flow.module_runs(line):
+            if not flow.in_the_module([line]) or line in targets:
+                return False  # a line the module shares with another frame, or runs itself
+            callers |= {line, *flow.statement_starts.get(line, ())}
+            continue
+        calling = flow.call_sites.returning_to([line])
+        if calling is None:
+            return False
+        todo.extend(calling - seen)
+        seen |= calling
+    reachable = flow.reachable_from(here)
+    return reachable is not None and not reachable & callers
 
 
 def branch_lines(

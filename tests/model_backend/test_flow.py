@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from neural_debugger.model_backend.backend import DecodeOptions, History
+from neural_debugger.model_backend.call_sites import CallSites
 from neural_debugger.model_backend.flow import (
     MODULE_ENTRY,
     Expected,
@@ -395,7 +396,7 @@ def test_what_the_history_and_the_action_fix() -> None:
     # or raises, on that line; the run goes on (main, the top frame, has not returned yet)
     caller = frozenset({"    return running_total([3, 1, 2])"})
     assert after.lines == {
-        StateKind.CALL: {"def running_total(xs):"},  # the rest of the line calls only that
+        StateKind.CALL: frozenset(),  # the line's one call, the only one it makes, returned
         StateKind.LINE: frozenset(),
         StateKind.RETURN: caller,
         StateKind.EXCEPTION: caller,
@@ -608,7 +609,8 @@ def test_after_a_return_or_an_exception_the_frame_goes_on_from_its_line() -> Non
 def test_after_a_return_the_caller_returns_at_once_only_from_a_returning_line() -> None:
     """A callee returns to ``x = f()``: the caller goes on to its next line (or raises), it
     cannot return there; to ``return f()`` or a function's last line it can. A call next is
-    only into what the caller's line calls."""
+    only into what the caller's line calls, and not again into a function the line calls
+    once, whose call just returned."""
     code = "\n".join(
         [
             "def half(n):",  # 1
@@ -640,16 +642,65 @@ def test_after_a_return_the_caller_returns_at_once_only_from_a_returning_line() 
     line = "    m = half(n) + twice(n)"
     assert not middle.allows(State(kind=StateKind.RETURN, src=line, value="None"))
     assert middle.allows(State(kind=StateKind.EXCEPTION, src=line, value="TypeError()"))
-    assert middle.lines[StateKind.CALL] == {"def half(n):", "def twice(n):"}
+    assert middle.lines[StateKind.CALL] == {"def twice(n):"}
     assert middle.allows(State(kind=StateKind.CALL, src="def twice(n):", locals={"n": "4"}))
     assert middle.lines[StateKind.LINE] == {"    m = half(m)"}
     then = after_half("    m = half(m)", "def main(n):")
-    assert then.lines[StateKind.RETURN] == frozenset() and then.lines[StateKind.CALL] == {
-        "def half(n):"
-    }
+    assert then.lines[StateKind.RETURN] == frozenset() == then.lines[StateKind.CALL]
     returning = (("    return half(m)", "def main(n):"), ("    m = half(n)", "def last(n):"))
     for caller, call in returning:
         assert after_half(caller, call).lines[StateKind.RETURN] == {caller}
+
+
+def test_a_line_calling_a_function_twice_or_in_a_comprehension_may_call_it_again() -> None:
+    code = "\n".join(
+        [
+            "def half(n):",  # 1
+            "    return n // 2",  # 2
+            "x = half(4) + half(8)",  # 3
+            "y = [half(v) for v in (1, 2)]",  # 4
+            "z = half(6)",  # 5
+        ]
+    )
+    sites = CallSites(code)
+    assert not sites.called_once([3], 1) and not sites.called_once([4], 1)
+    assert sites.called_once([5], 1) and not sites.called_once([5], 3)
+
+
+RISKY = "\n".join(
+    [
+        "def risky(v):",  # 1
+        "    if v < 0:",  # 2
+        "        raise ValueError(v)",  # 3
+        "    return v",  # 4
+        "for k in (1, 2):",  # 5
+        "    risky(k)",  # 6
+        "try:",  # 7
+        "    risky(-1)",  # 8
+        "except ValueError:",  # 9
+        "    msg = 'caught'",  # 10
+        "print(msg)",  # 11
+    ]
+)
+
+
+@pytest.mark.parametrize(("line", "more"), [(11, False), (9, False), (7, True), (5, True)])
+def test_a_breakpoint_no_line_the_module_can_still_reach_leads_to_is_not_hit(
+    line: int, more: bool
+) -> None:
+    """From the module's line 11 (or the handler), nothing calls ``risky`` again: a jump to
+    its breakpoint can only end the run. From the loop or the ``try`` it can still come."""
+    flow, source = LineFlow(RISKY), SourceMap(RISKY)
+    text = source.lines[line - 1]
+    states = (
+        State(kind=StateKind.CALL, src=source.lines[0], locals={}),
+        State(kind=StateKind.LINE, src=text, locals={"risky": "<function risky>"}),
+    )
+    jump = Action(kind=ActionKind.BREAKPOINT, target="    if v < 0:")
+    expected = expect(flow, source, states, (Action(kind=ActionKind.STEP_OVER),), jump)
+    hit = State(kind=StateKind.LINE, src="    if v < 0:", locals={"v": "-1"})
+    assert expected.allows(hit) is more
+    assert expected.allows(State(kind=StateKind.EXIT_NORMAL))
 
 
 def test_after_a_class_body_returns_the_module_goes_on_past_the_class() -> None:
