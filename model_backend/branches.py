@@ -67,7 +67,8 @@ _STR_METHODS = frozenset(
 _DICT_VIEWS = frozenset({"keys", "values", "items"})
 _FRAMES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, *_COMPREHENSIONS)
 _SMALL = 1_000  # characters a ``str`` method's receiver and arguments may have in all
-_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
+# comparisons of values (``is`` aside: only against ``None`` here, see :func:`_compare`)
+COMPARISONS: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
     ast.Eq: operator.eq,
     ast.NotEq: operator.ne,
     ast.Lt: operator.lt,
@@ -452,7 +453,7 @@ def _compare(node: ast.Compare, values: Values) -> object:
             right = evaluate(right_node, values)
             if isinstance(op, ast.In | ast.NotIn) and not isinstance(right, _SIZED):
                 raise Undecided("in")
-            holds = bool(_COMPARE[type(op)](left, right))
+            holds = bool(COMPARISONS[type(op)](left, right))
         if not holds:
             return False
         left = right

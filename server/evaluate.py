@@ -23,6 +23,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sized
 from typing import Any, cast
 
+from neural_debugger.model_backend.branches import COMPARISONS
+
 from .values import NotALiteral, rebuild
 
 MAX_EXPRESSION = 2000
@@ -103,14 +105,7 @@ _UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
     ast.Invert: operator.invert,
 }
 _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-    ast.In: lambda a, b: a in b,
-    ast.NotIn: lambda a, b: a not in b,
+    **COMPARISONS,
     ast.Is: operator.is_,
     ast.IsNot: operator.is_not,
 }
