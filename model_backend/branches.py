@@ -375,7 +375,14 @@ def evaluate(node: ast.expr, values: Values) -> Any:
         value = _evaluate(node, values)
     except Undecided:
         raise
-    except (ArithmeticError, LookupError, TypeError, ValueError, MemoryError) as error:
+    except (
+        ArithmeticError,
+        LookupError,
+        TypeError,
+        ValueError,
+        MemoryError,
+        RecursionError,
+    ) as error:
         raise Undecided(type(error).__name__) from error
     _check_size(value)
     return value
@@ -623,10 +630,10 @@ def way(head: Head, values: Values, arrived_from: Iterable[int]) -> Way:
         return Way(bool(evaluate(head.test, values)), {})
     froms = list(arrived_from)
     inside = [head.body <= n <= head.loop_end for n in froms]
+    if MORE_VARIABLES_KEY in values.shown:
+        raise Undecided("variables hidden")  # the targets may be among them
     if not all(name in values.shown for name in head.targets):
         inside = [False]  # the targets are unbound: no item is done, the loop starts
-    elif MORE_VARIABLES_KEY in values.shown:
-        raise Undecided("variables hidden")
     elif not froms or (any(inside) and not all(inside)):
         raise Undecided("arrival")
     items = _unpacked(head, values)

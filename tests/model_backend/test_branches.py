@@ -23,6 +23,7 @@ from neural_debugger.protocol.source_map import SourceMap
 from neural_debugger.tracer.program import Program
 from neural_debugger.tracer.record import record
 from neural_debugger.tracer.tree import StateTree
+from neural_debugger.tracer.values import MORE_VARIABLES_KEY
 from neural_debugger.training.data import TRACE_LIMITS, DataSpec, program_trajectories
 from neural_debugger.training.programs.drills import drill_programs
 from neural_debugger.training.programs.everyday import everyday_programs
@@ -62,9 +63,12 @@ def test_a_range_loop_goes_on_to_its_next_item_and_ends_after_its_last() -> None
     # arriving from before the loop: it starts (an empty range skips the body)
     assert _way(3, {"n": "2", "seen": "[]"}, [2]) == (True, {"i": "0"})
     assert _way(3, {"n": "0", "seen": "[]"}, [2]) == (False, {})
-    # a target value no item has: no way is known
+    # a target value no item has, or variables hidden (the targets may be among them): no
+    # way is known
     with pytest.raises(Undecided):
         _way(3, {"n": "3", "seen": "[]", "i": "7"}, [4])
+    with pytest.raises(Undecided):
+        _way(3, {"n": "3", "seen": "[]", MORE_VARIABLES_KEY: "2 more"}, [4])
 
 
 def test_enumerate_tests_on_strings_and_a_while_read_the_values_shown() -> None:
