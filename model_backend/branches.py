@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from neural_debugger.model_backend.call_sites import bound_names
 from neural_debugger.tracer.values import (
     CUT_MARKER,
     MAX_VALUE_CHARS,
@@ -221,17 +222,7 @@ def _head(
 
 def unbound_builtins(tree: ast.Module) -> frozenset[str]:
     """The builtins a head may call that no code of ``tree`` binds a name of its own to."""
-    bound = {
-        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
-    }
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            bound.add(node.name)
-        elif isinstance(node, ast.arg):
-            bound.add(node.arg)
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
-    return frozenset((_BUILTINS | set(_TYPES)) - bound)
+    return frozenset((_BUILTINS | set(_TYPES)) - set(bound_names(tree)))
 
 
 def outside_its_loop(
