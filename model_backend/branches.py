@@ -7,17 +7,15 @@ frame's values when the head runs, and the state standing on the head shows them
 head's condition uses only what can be read from those values without running the program's
 code, the next line is fixed: the body's first line, or one of the lines past it.
 
-What a head's condition may use (anything else leaves the way open):
+What a head's condition may use (anything else leaves the way open): what the shared evaluator
+(:mod:`.expressions`) computes under its predicting rules, over
 
 * literals, and variables whose value the state writes as a literal (``ast.literal_eval``; no
   cut value, no ``...`` of a cycle, no escaped token delimiters); in a function, also the
   module's constants (:mod:`.module_constants`) where the function binds no such name;
-* comparisons (``is`` only against ``None``), ``and``, ``or``, ``not``, unary ``-`` and ``+``;
-  ``+``, ``-``, ``*``, ``//`` and ``%`` on numbers, ``+`` and ``*`` on strings and sequences
-  (small results only); subscripts and slices of strings, bytes, lists, tuples and dicts;
-* ``len``, ``abs``, ``min``, ``max`` and ``sum`` (where the code binds no such name), and the
-  ``str`` tests ``isdigit``, ``isalpha``, ``isalnum``, ``isspace``, ``isupper``, ``islower``,
-  ``istitle``, ``startswith`` and ``endswith``.
+* the builtins it knows (``len``, ``min``, ``sorted``, ``isinstance`` with builtin types, ...)
+  where the code binds no such name; operators, comparisons (``is`` only against ``None``),
+  subscripts, slices, f-strings, and the reading methods of strings, lists and dicts.
 
 A ``for`` head's way needs its iterable and where the frame was before: ``range(...)``,
 ``enumerate(...)`` of a sequence, or a string, bytes, tuple, list or dict written as above (a
@@ -32,13 +30,22 @@ bound in the body, which would hide the item just done.
 from __future__ import annotations
 
 import ast
-import operator
 import warnings
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, cast
 
 from neural_debugger.model_backend.call_sites import bound_names
+from neural_debugger.model_backend.expressions import (
+    BUILTINS,
+    PREDICTING,
+    TYPES,
+    VIEWS,
+    EvaluationError,
+    Evaluator,
+    Rules,
+    holds_a_set,
+)
 from neural_debugger.tracer.values import (
     CUT_MARKER,
     MAX_VALUE_CHARS,
@@ -50,46 +57,9 @@ MAX_ITEMS = 10_000  # items a loop's iterable or a computed value may have
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 # builtins a head may call (where the code binds no such name); the last three only to make
 # a ``for``'s items
-_BUILTINS = frozenset(
-    {"len", "abs", "min", "max", "sum", "isinstance", "sorted", "range"}
-    | {"enumerate", "reversed", "zip"}
-)
-_TYPES: dict[str, type] = {
-    t.__name__: t for t in (str, int, float, bool, list, tuple, dict, set, bytes, type(None))
-} | {"NoneType": type(None)}
-# ``str`` methods of no argument, and of one or two ``str``/``int`` arguments: pure, and
-# cheap on the small values a head reads
-_STR_METHODS = frozenset(
-    {"isdigit", "isalpha", "isalnum", "isspace", "isupper", "islower", "istitle"}
-    | {"isdecimal", "isnumeric", "isidentifier", "isprintable", "isascii"}
-    | {"lower", "upper", "strip", "lstrip", "rstrip", "split", "splitlines", "count", "find"}
-    | {"startswith", "endswith", "replace", "title", "capitalize", "swapcase", "rfind"}
-)
-_DICT_VIEWS = frozenset({"keys", "values", "items"})
 _FRAMES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, *_COMPREHENSIONS)
-_SMALL = 1_000  # characters a ``str`` method's receiver and arguments may have in all
-# comparisons of values (``is`` aside: only against ``None`` here, see :func:`_compare`)
-COMPARISONS: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-    ast.In: lambda a, b: a in b,
-    ast.NotIn: lambda a, b: a not in b,
-}
-_ARITHMETIC: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-}
 _SIMPLE = (bool, int, float, str, bytes, type(None))
-_SEQUENCES = (str, bytes, list, tuple)
-_INDEXED = (*_SEQUENCES, dict)
-_SIZED = (*_INDEXED, set, frozenset, range)
+_INDEXED = (str, bytes, list, tuple, dict, *VIEWS)  # iterated in the order their text shows
 
 
 class Undecided(Exception):
@@ -143,19 +113,19 @@ def heads(tree: ast.Module) -> dict[int, Head]:
                 found[head.line] = head
             if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
                 inner = {n for s in statement.body for n in _nested_names(s)}
-                visit(statement.body, _own_names(statement), inner)
+                visit(statement.body, own_names(statement), inner)
                 continue
             if isinstance(statement, ast.ClassDef):
                 visit(statement.body, None, shared)
                 continue
-            for block in _blocks(statement):
+            for block in blocks(statement):
                 visit(block, local, shared)
 
     visit(tree.body, None, {n for s in tree.body for n in _nested_names(s)})
     return found
 
 
-def _blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
+def blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
     """The statement lists a compound statement holds (its handlers' and cases' bodies too)."""
     blocks = [getattr(statement, f, None) for f in ("body", "orelse", "finalbody")]
     out = [b for b in blocks if isinstance(b, list)]
@@ -222,7 +192,7 @@ def _head(
 
 def unbound_builtins(tree: ast.Module) -> frozenset[str]:
     """The builtins a head may call that no code of ``tree`` binds a name of its own to."""
-    return frozenset((_BUILTINS | set(_TYPES)) - set(bound_names(tree)))
+    return frozenset((BUILTINS.keys() | TYPES.keys()) - set(bound_names(tree)))
 
 
 def outside_its_loop(
@@ -287,7 +257,7 @@ def _stored(body: list[ast.stmt]) -> set[str]:
     return out
 
 
-def _own_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+def own_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
     """A function's local names: its parameters and what its own code binds."""
     arguments = function.args
     parameters = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
@@ -309,23 +279,23 @@ def literal(text: str | None) -> object:
             value = ast.literal_eval(text)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as error:
         raise Undecided(text) from error
-    if not _plain(value):
+    if not plain(value):
         raise Undecided(text)
     return value
 
 
-def _plain(value: object, depth: int = 0) -> bool:
+def plain(value: object, depth: int = 0) -> bool:
     """Whether ``value`` is made of the builtin literals a condition may read (no ``...``)."""
     if depth > 20:
         return False
     if isinstance(value, _SIMPLE):
         return True
     if isinstance(value, list | tuple):
-        return all(_plain(v, depth + 1) for v in value)
+        return all(plain(v, depth + 1) for v in value)
     if isinstance(value, dict):
-        return all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in value.items())
+        return all(plain(k, depth + 1) and plain(v, depth + 1) for k, v in value.items())
     if isinstance(value, set | frozenset):
-        return all(_plain(v, depth + 1) for v in value)
+        return all(plain(v, depth + 1) for v in value)
     return False
 
 
@@ -351,32 +321,40 @@ class Values:
             return literal(self.shown[name])
         if name in self.local:
             raise Undecided(name)  # unbound here: Python raises
-        if name in self.constants and _plain(self.constants[name]):
+        if name in self.constants and plain(self.constants[name]):
             return self.constants[name]
         raise Undecided(name)
 
     def builtin(self, name: str) -> bool:
-        return name in _BUILTINS and name in self.builtins and name not in self.shown
+        return name in BUILTINS and name in self.builtins and name not in self.shown
 
 
-def evaluate(node: ast.expr, values: Values) -> Any:
-    """``node``'s value, computed from ``values`` (see the module); :class:`Undecided` where
-    the node uses anything else or Python would raise."""
-    try:
-        value = _evaluate(node, values)
-    except Undecided:
-        raise
-    except (
-        ArithmeticError,
-        LookupError,
-        TypeError,
-        ValueError,
-        MemoryError,
-        RecursionError,
-    ) as error:
-        raise Undecided(type(error).__name__) from error
-    _check_size(value)
-    return value
+def evaluate(node: ast.expr, values: Values, rules: Rules = PREDICTING) -> Any:
+    """``node``'s value, computed from ``values`` by the shared evaluator
+    (:mod:`.expressions`, under ``rules``); :class:`Undecided` where the node uses anything
+    else or Python would raise."""
+    return Reading(values, rules).run(node)
+
+
+class Reading(Evaluator):
+    """The shared evaluator, reading names through :class:`Values`: the builtins it calls are
+    those the code leaves unbound, and what it builds is small (:data:`MAX_ITEMS`)."""
+
+    def __init__(self, values: Values, rules: Rules = PREDICTING) -> None:
+        super().__init__(values.shown, replace(rules, builtins=values.builtins))  # type: ignore[arg-type]
+        self.values = values
+
+    def lookup(self, name: str) -> object:
+        return self.values[name]
+
+    def run(self, node: ast.expr) -> Any:
+        """:meth:`evaluate_node`, its refusals and errors as :class:`Undecided`."""
+        try:
+            value = self.evaluate_node(node)
+        except EvaluationError as error:
+            raise Undecided(str(error)) from error
+        _check_size(value)
+        return value
 
 
 def _check_size(value: object) -> None:
@@ -384,159 +362,6 @@ def _check_size(value: object) -> None:
         raise Undecided("too large")
     if isinstance(value, int) and value.bit_length() > 256:
         raise Undecided("too large")
-
-
-def _evaluate(node: ast.expr, values: Values) -> Any:
-    if isinstance(node, ast.Constant):
-        if not isinstance(node.value, _SIMPLE):
-            raise Undecided("constant")
-        return node.value
-    if isinstance(node, ast.Name):
-        return values[node.id]
-    if isinstance(node, ast.BoolOp):
-        result: object = None
-        for operand in node.values:
-            result = evaluate(operand, values)
-            if bool(result) is isinstance(node.op, ast.Or):
-                return result
-        return result
-    if isinstance(node, ast.UnaryOp):
-        operand = evaluate(node.operand, values)
-        if isinstance(node.op, ast.Not):
-            return not operand
-        if isinstance(node.op, ast.USub | ast.UAdd) and isinstance(operand, int | float):
-            return -operand if isinstance(node.op, ast.USub) else +operand
-        raise Undecided("unary")
-    if isinstance(node, ast.Compare):
-        return _compare(node, values)
-    if isinstance(node, ast.BinOp):
-        return _arithmetic(node, values)
-    if isinstance(node, ast.Subscript):
-        container = evaluate(node.value, values)
-        if not isinstance(container, _INDEXED):
-            raise Undecided("subscript")
-        if isinstance(node.slice, ast.Slice):
-            if isinstance(container, dict):
-                raise Undecided("slice of a dict")
-            bounds = [
-                None if part is None else evaluate(part, values)
-                for part in (node.slice.lower, node.slice.upper, node.slice.step)
-            ]
-            if not all(b is None or type(b) is int for b in bounds):
-                raise Undecided("slice")
-            return container[slice(*bounds)]
-        key = evaluate(node.slice, values)
-        if not isinstance(container, dict) and type(key) is not int:
-            raise Undecided("index")
-        return container[key]
-    if isinstance(node, ast.Call):
-        return _call(node, values)
-    if isinstance(node, ast.Tuple | ast.List):
-        items = [evaluate(e, values) for e in node.elts if not isinstance(e, ast.Starred)]
-        if len(items) != len(node.elts):
-            raise Undecided("starred")
-        return tuple(items) if isinstance(node, ast.Tuple) else items
-    raise Undecided(type(node).__name__)
-
-
-def _compare(node: ast.Compare, values: Values) -> object:
-    left = evaluate(node.left, values)
-    for op, right_node in zip(node.ops, node.comparators, strict=True):
-        if isinstance(op, ast.Is | ast.IsNot):
-            if not (isinstance(right_node, ast.Constant) and right_node.value is None):
-                raise Undecided("is")
-            right: object = None
-            holds = (left is None) is isinstance(op, ast.Is)
-        else:
-            right = evaluate(right_node, values)
-            if isinstance(op, ast.In | ast.NotIn) and not isinstance(right, _SIZED):
-                raise Undecided("in")
-            holds = bool(COMPARISONS[type(op)](left, right))
-        if not holds:
-            return False
-        left = right
-    return True
-
-
-def _arithmetic(node: ast.BinOp, values: Values) -> object:
-    function = _ARITHMETIC.get(type(node.op))
-    if function is None:
-        raise Undecided("operator")
-    left, right = evaluate(node.left, values), evaluate(node.right, values)
-    numbers = (int, float)
-    if isinstance(left, numbers) and isinstance(right, numbers):
-        return function(left, right)
-    if isinstance(node.op, ast.Add) and type(left) is type(right) and isinstance(left, _SEQUENCES):
-        return function(left, right)
-    if isinstance(node.op, ast.Mult):
-        sequence, count = (left, right) if isinstance(right, int) else (right, left)
-        if isinstance(sequence, _SEQUENCES) and type(count) is int:
-            if len(sequence) * max(count, 0) > MAX_ITEMS:
-                raise Undecided("too large")
-            return function(sequence, count)
-    raise Undecided("operands")
-
-
-def _call(node: ast.Call, values: Values) -> Any:
-    if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
-        raise Undecided("call")
-    function = node.func
-    if isinstance(function, ast.Attribute):
-        receiver = evaluate(function.value, values)
-        arguments = [evaluate(a, values) for a in node.args]
-        plain = all(type(a) in (str, int) or _strings(a) for a in arguments)
-        if (
-            type(receiver) is str
-            and function.attr in _STR_METHODS
-            and len(arguments) <= 2
-            and plain
-        ):
-            return getattr(receiver, function.attr)(*arguments)
-        if type(receiver) is dict and function.attr in _DICT_VIEWS and not arguments:
-            return list(getattr(receiver, function.attr)())
-        raise Undecided("method")
-    if not isinstance(function, ast.Name) or not values.builtin(function.id):
-        raise Undecided("call")
-    name = function.id
-    if name in ("enumerate", "reversed", "zip"):
-        raise Undecided("an iterator")  # only a ``for``'s items (see :func:`items_of`)
-    if name == "isinstance" and len(node.args) == 2:
-        return isinstance(evaluate(node.args[0], values), _types(node.args[1], values))
-    arguments = [evaluate(a, values) for a in node.args]
-    if name == "len" and len(arguments) == 1:
-        (argument,) = arguments
-        if isinstance(argument, _SIZED):
-            return len(argument)
-    elif name == "abs" and len(arguments) == 1 and isinstance(arguments[0], int | float):
-        return abs(arguments[0])
-    elif name in ("min", "max", "sum", "sorted") and arguments:
-        items = arguments[0] if len(arguments) == 1 else arguments
-        if name == "sorted" and len(arguments) == 1 and isinstance(items, _INDEXED):
-            return sorted(items)
-        numbers = isinstance(items, list | tuple) and all(type(i) in (int, float) for i in items)
-        if numbers and name != "sorted":
-            return min(items) if name == "min" else max(items) if name == "max" else sum(items)
-    elif name == "range" and 1 <= len(arguments) <= 3 and all(type(a) is int for a in arguments):
-        return range(*arguments)
-    raise Undecided("call")
-
-
-def _strings(value: object) -> bool:
-    """A tuple of strings (``startswith``'s prefixes)."""
-    return type(value) is tuple and all(type(v) is str for v in value)
-
-
-def _types(node: ast.expr, values: Values) -> type | tuple[type, ...]:
-    """The builtin types ``isinstance``'s second argument names (where the code binds none)."""
-    names = node.elts if isinstance(node, ast.Tuple) else [node]
-    found = []
-    for name in names:
-        if not isinstance(name, ast.Name) or name.id not in _TYPES or name.id in values.shown:
-            raise Undecided("isinstance")
-        if name.id not in values.builtins:
-            raise Undecided("isinstance")
-        found.append(_TYPES[name.id])
-    return tuple(found)
 
 
 # ---------------------------------------------------------------------- the way
@@ -580,7 +405,7 @@ def _unpacked(head: Head, values: Values) -> list[Any]:
     """:func:`items_of`, each of which the head's target can unpack; none holding a set,
     whose text the tracer writes in its own table's order, not a copy's."""
     items = items_of(head, values)
-    if any(_holds_a_set(item) for item in items):
+    if any(holds_a_set(item) for item in items):
         raise Undecided("a set")
     if head.tuple_target and not all(
         isinstance(item, tuple) and len(item) == len(head.targets) for item in items
@@ -589,20 +414,10 @@ def _unpacked(head: Head, values: Values) -> list[Any]:
     return items
 
 
-def _holds_a_set(value: object) -> bool:
-    if isinstance(value, set | frozenset):
-        return True
-    if isinstance(value, list | tuple):
-        return any(_holds_a_set(v) for v in value)
-    if isinstance(value, dict):
-        return any(_holds_a_set(v) for v in value.values())
-    return False
-
-
 def _iterable(value: object) -> Iterable[object]:
     if not isinstance(value, _INDEXED):  # a set's order is not its repr's
         raise Undecided("iterable")
-    return value
+    return cast(Iterable[object], value)
 
 
 def _value_or_none(values: Values, name: str) -> object:

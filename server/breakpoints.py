@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 from neural_debugger.model_backend.api import statement_lines
 from neural_debugger.model_backend.backend import BackendError, DecodeOptions
+from neural_debugger.model_backend.expressions import EvaluationError, parse, truthy
 from neural_debugger.model_backend.session import DebugSession, Stop, resume
 from neural_debugger.tracer.program import Program
 
-from .evaluate import EvaluationError, parse, truthy
 from .messages import Breakpoint, Source, SourceBreakpoint
 
 MAX_SKIPS = 200  # breakpoint hits whose condition is false, before giving up
@@ -53,7 +53,7 @@ def hit_rule(text: str) -> Callable[[int], bool]:
 
 def format_log(message: str, variables: dict[str, str]) -> str:
     """A log message with each ``{expression}`` evaluated over the predicted variables."""
-    from .evaluate import Evaluator
+    from neural_debugger.model_backend.expressions import Evaluator
 
     def field(match: re.Match[str]) -> str:
         try:

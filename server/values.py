@@ -8,31 +8,16 @@ evaluator can compute over them. Texts that are not literals (``<object at 0x...
 
 from __future__ import annotations
 
-import ast
 import re
 from typing import Any
 
 from neural_debugger.model_backend.confidence import sure
+from neural_debugger.model_backend.expressions import NotALiteral, rebuild
 
-MAX_TEXT = 200_000  # longer repr texts are shown, never rebuilt
 CONTAINERS = (list, tuple, dict, set, frozenset)
 
 
-class NotALiteral(ValueError):
-    """A repr text that cannot be rebuilt into a value."""
-
-
 _CLASS = re.compile(r"<class '([A-Za-z_][\w.]*)'>")
-
-
-def rebuild(text: str) -> Any:
-    """The value a repr text stands for, if it is a literal; :class:`NotALiteral` otherwise."""
-    if len(text) > MAX_TEXT:
-        raise NotALiteral(f"a value of {len(text)} characters is too long to rebuild")
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        raise NotALiteral(f"{shorten(text)} is not a literal value") from None
 
 
 def rebuild_or_none(text: str) -> tuple[bool, Any]:
@@ -41,10 +26,6 @@ def rebuild_or_none(text: str) -> tuple[bool, Any]:
         return True, rebuild(text)
     except NotALiteral:
         return False, None
-
-
-def shorten(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def type_name(text: str) -> str:

@@ -18,17 +18,20 @@ from typing import Any, Literal
 
 from neural_debugger.model_backend.backend import BackendError
 from neural_debugger.model_backend.confidence import without_sureness
+from neural_debugger.model_backend.expressions import (
+    EvaluationError,
+    Evaluator,
+    NotALiteral,
+    rebuild,
+)
 from neural_debugger.model_backend.session import DebugSession, Stop
 from neural_debugger.protocol import ActionKind, StateKind
 
-from .evaluate import EvaluationError, Evaluator
 from .messages import Scope, Variable, VariablesArguments
 from .values import (
-    NotALiteral,
     children,
     is_container,
     part_at,
-    rebuild,
     rebuild_or_none,
     replace_part,
     shown_value,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from neural_debugger.model_backend.confidence import without_sureness
-from neural_debugger.server.evaluate import EvaluationError, Evaluator, parse, truthy
+from neural_debugger.model_backend.expressions import EvaluationError, Evaluator, parse, truthy
 from neural_debugger.server.values import shown_value
 
 STOP = {"items": "[3, 1, 2]", "result": "[1, 3, 2]", "swaps": "0", "name": "'ab'",
@@ -28,6 +28,14 @@ STOP = {"items": "[3, 1, 2]", "result": "[1, 3, 2]", "swaps": "0", "name": "'ab'
         ("repr(name)", "'ab'"),
         ("(1, 2) < (1, 3) <= (1, 3)", True),
         ("list(table.items())[0]", ("a", 1)),
+        ("f'{name!r}-{swaps:03d}|{result[0]:>3}'", "'ab'-000|  1"),
+        ("isinstance(items, (list, tuple)) and not isinstance(name, int)", True),
+        ("''.join(reversed(name)) + name.zfill(4)", "ba00ab"),
+        (
+            "list(zip(name, items)) + list(enumerate(name, 1))",
+            [("a", 3), ("b", 1), (1, "a"), (2, "b")],
+        ),
+        ("chr(ord(name[0]) + 1) if swaps == 0 else divmod(7, 2)", "b"),
     ],
 )
 def test_expressions_over_predicted_values(expression: str, value: object) -> None:
@@ -44,7 +52,10 @@ def test_expressions_over_predicted_values(expression: str, value: object) -> No
         ("[x for x in items]", "a comprehension is not allowed"),
         ("(lambda: 1)()", "a lambda is not allowed"),
         ("(y := 1)", "assignment (:=) is not allowed"),
-        ("f'{items}'", "an f-string is not allowed"),
+        ("f'{swaps:>99999}'", "format widths over 10000"),
+        ("list(range(10 ** 9))", "too large"),
+        ("name.center(10 ** 9)", "too large"),
+        ("isinstance(items, len)", "isinstance takes builtin types"),
         ("sorted(items, key=len)", "key= needs a function"),
         ("10 ** 10 ** 9", "too large"),
         ("'x' * 10 ** 12", "too large"),

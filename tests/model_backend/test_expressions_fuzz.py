@@ -38,14 +38,14 @@ import pytest
 from hypothesis import HealthCheck, Phase, event, example, given, settings
 from hypothesis import strategies as st
 
-from neural_debugger.server.evaluate import (
+from neural_debugger.model_backend.expressions import (
     BUILTINS,
     MAX_ITEMS,
     READING_ATTRIBUTES,
     EvaluationError,
     Evaluator,
+    rebuild,
 )
-from neural_debugger.server.values import rebuild
 
 SECONDS = 5.0  # per expression, showing included; generous: the CPU may be shared and traced
 PEAK_BYTES = 256 * 2**20  # traced memory per expression; an unbounded size takes gigabytes

@@ -1,11 +1,24 @@
-"""A safe evaluator for watch, hover, REPL and breakpoint-condition expressions.
+"""A safe evaluator of expressions over predicted values: the one copy the project has.
 
-The values at a stop are predictions (repr texts), not objects of a running program, and the
-server must never run code a client sends. So expressions are walked node by node with
-:mod:`ast` over values rebuilt by :func:`ast.literal_eval`: names, literals, displays, operators,
-comparisons, subscripts and slices, reading attributes and methods of plain values (never one
-starting with ``_``), and a few pure builtins. Anything else (calls of other functions, lambdas,
-comprehensions, imports, assignment) is refused with a message saying what is not allowed.
+Two callers need it. The server evaluates watch, hover, REPL and breakpoint-condition
+expressions a client sends; the decoder computes what a line's code makes of the values the
+state standing on it shows (:mod:`.branches`: which way a head goes; :mod:`.computed`: what an
+assignment binds or a ``return`` returns). Both work on repr texts, not on objects of a
+running program, and neither may ever run code. So expressions are walked node by node with
+:mod:`ast` over values rebuilt by :func:`ast.literal_eval`: names, literals, displays,
+f-strings, operators, comparisons, subscripts and slices, reading attributes and methods of
+plain values (never one starting with ``_``), and a few pure builtins. Anything else (calls of
+other functions, lambdas, comprehensions, imports, assignment) is refused with a message saying
+what is not allowed.
+
+A :class:`Rules` says what else holds. The server's (:data:`HOVER`) is the above. The
+decoder's (:data:`PREDICTING`) stands for the program's own run, so it also refuses what the
+rebuilt values cannot tell the same way the program's objects would: ``is`` between anything
+but ``None`` (a rebuilt value is a copy, not the program's object), and a set's order (a set
+rebuilt from its text iterates in its own hash table's order, not the original's), and it
+calls a builtin only where the program binds no such name. Its ``mutating`` variant also lets
+a list, dict or set method change its receiver (``out.append(x)``), for a statement's effects.
+
 ``eval``, ``exec`` and ``compile`` are never used; sizes are bounded so ``10 ** 10 ** 9`` or
 ``'x' * 10 ** 12`` are refused instead of exhausting the server. Sizes are measured through
 nesting (``[[0] * 10 ** 6] * 10 ** 6`` is a trillion items to show or compare, not a million),
@@ -21,12 +34,10 @@ import ast
 import operator
 import re
 from collections.abc import Callable, Iterable, Mapping, Sized
+from dataclasses import dataclass
 from typing import Any, cast
 
-from neural_debugger.model_backend.branches import COMPARISONS
-
-from .values import NotALiteral, rebuild
-
+MAX_TEXT = 200_000  # longer repr texts are shown, never rebuilt
 MAX_EXPRESSION = 2000
 MAX_NODES = 300
 MAX_ITEMS = 1_000_000  # the longest sequence an operator may build
@@ -44,9 +55,36 @@ class EvaluationError(ValueError):
     """An expression that is refused or fails; the message is for the user."""
 
 
+class NotALiteral(ValueError):
+    """A repr text that cannot be rebuilt into a value."""
+
+
+def rebuild(text: str) -> Any:
+    """The value a repr text stands for, if it is a literal; :class:`NotALiteral` otherwise."""
+    if len(text) > MAX_TEXT:
+        raise NotALiteral(f"a value of {len(text)} characters is too long to rebuild")
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise NotALiteral(f"{shorten(text)} is not a literal value") from None
+
+
+def shorten(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _one_iterable_sum(values: Any) -> Any:
     """``sum`` over numbers only (no start value, so lists cannot be concatenated quadratically)."""
     return sum(values)
+
+
+def _isinstance(value: Any, kinds: Any) -> bool:
+    """``isinstance`` against builtin types only (the names of :data:`TYPES`)."""
+    if not (isinstance(kinds, type) and kinds in TYPES.values()) and not (
+        isinstance(kinds, tuple) and all(k in TYPES.values() for k in kinds)
+    ):
+        raise EvaluationError("isinstance takes builtin types here (int, str, list, ...)")
+    return isinstance(value, kinds)
 
 
 BUILTINS: dict[str, Callable[..., Any]] = {
@@ -68,7 +106,25 @@ BUILTINS: dict[str, Callable[..., Any]] = {
     "tuple": tuple,
     "set": set,
     "dict": dict,
+    "chr": chr,
+    "ord": ord,
+    "divmod": divmod,
+    "range": range,
+    "reversed": reversed,
+    "enumerate": enumerate,
+    "zip": zip,
+    "isinstance": _isinstance,
 }
+# The builtin types ``isinstance`` may name (where the program binds no such name).
+TYPES: dict[str, type] = {
+    t.__name__: t for t in (str, int, float, bool, list, tuple, dict, set, bytes, type(None))
+}
+# Calls whose result does not depend on the order of a set they are given.
+_ORDER_FREE = frozenset(
+    {"len", "sorted", "min", "max", "sum", "any", "all", "bool", "set", "isinstance"}
+    | {"union", "intersection", "difference", "symmetric_difference", "issubset", "issuperset"}
+    | {"isdisjoint", "copy", "add", "discard", "update", "get", "count"}
+)
 
 # Attributes of plain values that only read (methods that mutate, like append, are left out).
 READING_ATTRIBUTES = frozenset(
@@ -81,8 +137,31 @@ READING_ATTRIBUTES = frozenset(
         "startswith", "endswith", "find", "rfind", "replace", "join", "partition",
         "rpartition", "isdigit", "isalpha", "isalnum", "isspace", "isupper", "islower",
         "title", "capitalize", "hex", "decode", "encode",
+        "rindex", "casefold", "swapcase", "removeprefix", "removesuffix", "istitle",
+        "isdecimal", "isnumeric", "isidentifier", "isprintable", "isascii",
+        "zfill", "center", "ljust", "rjust",
     }
 )  # fmt: skip
+# Methods of lists, dicts and sets that change their receiver (:attr:`Rules.mutating` only).
+MUTATING_ATTRIBUTES = frozenset(
+    {"append", "extend", "insert", "pop", "remove", "clear", "reverse", "sort", "update"}
+    | {"setdefault", "popitem", "add", "discard"}
+)
+_PADDING = frozenset({"zfill", "center", "ljust", "rjust"})  # a width argument, checked
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What an evaluation may do besides reading plain values (see the module)."""
+
+    # builtins it may call (None: all of :data:`BUILTINS`)
+    builtins: frozenset[str] | None = None
+    strict: bool = False  # no ``is`` but against None, no order taken from a set
+    mutating: bool = False  # list, dict and set methods may change their receiver
+
+
+HOVER = Rules()
+PREDICTING = Rules(strict=True)
 
 _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
@@ -104,6 +183,17 @@ _UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
     ast.UAdd: operator.pos,
     ast.Invert: operator.invert,
 }
+# comparisons of values (``is`` and ``is not`` aside)
+COMPARISONS: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+}
 _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
     **COMPARISONS,
     ast.Is: operator.is_,
@@ -112,7 +202,7 @@ _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
 _ALLOWED = (
     ast.Expression, ast.Name, ast.Load, ast.Constant, ast.Attribute, ast.Subscript, ast.Slice,
     ast.Tuple, ast.List, ast.Set, ast.Dict, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare,
-    ast.IfExp, ast.Call, ast.keyword, ast.And, ast.Or,
+    ast.IfExp, ast.Call, ast.keyword, ast.And, ast.Or, ast.JoinedStr, ast.FormattedValue,
     *_BINARY, *_UNARY, *_COMPARE,
 )  # fmt: skip
 
@@ -125,6 +215,12 @@ def parse(expression: str) -> ast.Expression:
         tree = ast.parse(expression.strip(), mode="eval")
     except SyntaxError as err:
         raise EvaluationError(f"not a Python expression: {err.msg}") from None
+    check(tree)
+    return tree
+
+
+def check(tree: ast.AST, rules: Rules = HOVER) -> None:
+    """Refuse ``tree`` if any of its parts is not allowed under ``rules``."""
     nodes = list(ast.walk(tree))
     if len(nodes) > MAX_NODES:
         raise EvaluationError(f"the expression has more than {MAX_NODES} parts")
@@ -133,10 +229,9 @@ def parse(expression: str) -> ast.Expression:
             raise EvaluationError(f"{_describe(node)} is not allowed in an expression here")
     for node in nodes:
         if isinstance(node, ast.Attribute):
-            _check_attribute(node.attr)
+            _check_attribute(node.attr, rules)
         if isinstance(node, ast.Call):
-            _check_call(node)
-    return tree
+            _check_call(node, rules)
 
 
 def _describe(node: ast.AST) -> str:
@@ -149,25 +244,25 @@ def _describe(node: ast.AST) -> str:
         ast.GeneratorExp: "a generator",
         ast.Await: "await",
         ast.Yield: "yield",
-        ast.JoinedStr: "an f-string",
         ast.Starred: "unpacking (*)",
     }
     return names.get(type(node), type(node).__name__)
 
 
-def _check_attribute(name: str) -> None:
+def _check_attribute(name: str, rules: Rules = HOVER) -> None:
     if name.startswith("_"):
         raise EvaluationError(f"attribute {name!r} is not allowed: names starting with _ are")
-    if name not in READING_ATTRIBUTES:
+    if name not in READING_ATTRIBUTES and not (rules.mutating and name in MUTATING_ATTRIBUTES):
         raise EvaluationError(f"attribute {name!r} is not available: only reading methods are")
 
 
-def _check_call(node: ast.Call) -> None:
+def _check_call(node: ast.Call, rules: Rules = HOVER) -> None:
     func = node.func
     if isinstance(func, ast.Name):
-        if func.id not in BUILTINS:
-            allowed = ", ".join(sorted(BUILTINS))
-            raise EvaluationError(f"calling {func.id!r} is not allowed; only {allowed}")
+        allowed = BUILTINS.keys() if rules.builtins is None else rules.builtins & BUILTINS.keys()
+        if func.id not in allowed:
+            listed = ", ".join(sorted(allowed))
+            raise EvaluationError(f"calling {func.id!r} is not allowed; only {listed}")
     elif not isinstance(func, ast.Attribute):
         raise EvaluationError("only builtins and methods of plain values can be called")
     for keyword in node.keywords:
@@ -181,18 +276,24 @@ class Evaluator:
     """Evaluates checked expressions over a stop's variables (repr texts, rebuilt on use).
 
     ``used`` collects the variable names an evaluation read, so its result can be labelled with
-    the confidence of the predictions it rests on.
+    the confidence of the predictions it rests on. Each name is rebuilt once, so a method that
+    changes its receiver (``rules.mutating``) changes the value :meth:`value` reads later.
     """
 
-    def __init__(self, variables: Mapping[str, str]) -> None:
+    def __init__(self, variables: Mapping[str, str], rules: Rules = HOVER) -> None:
         self.variables = variables
+        self.rules = rules
         self.used: list[str] = []
         self._rebuilt: dict[str, Any] = {}
 
     def evaluate(self, expression: str) -> Any:
-        tree = parse(expression)
+        return self.evaluate_node(parse(expression).body)
+
+    def evaluate_node(self, node: ast.expr) -> Any:
+        """The value of an expression already parsed (checked here under :attr:`rules`)."""
+        check(node, self.rules)
         try:
-            return self._eval(tree.body)
+            return self._eval(node)
         except EvaluationError:
             raise
         except RecursionError:
@@ -202,11 +303,30 @@ class Evaluator:
         except Exception as err:  # the expression's own error, e.g. an index out of range
             raise EvaluationError(f"{type(err).__name__}: {err}") from None
 
+    def value(self, name: str) -> Any:
+        """The value of variable ``name``, rebuilt once (and changed by what ran since)."""
+        if name not in self._rebuilt:
+            self._rebuilt[name] = self.lookup(name)
+        if name not in self.used:
+            self.used.append(name)
+        return self._rebuilt[name]
+
+    def lookup(self, name: str) -> Any:
+        """Rebuild variable ``name`` from its text (a subclass may look elsewhere too)."""
+        if name not in self.variables:
+            if name in BUILTINS or name in TYPES:
+                raise EvaluationError(f"{name} can only be called, e.g. {name}(x)")
+            raise EvaluationError(f"name {name!r} is not a variable at this stop")
+        try:
+            return rebuild(self.variables[name])
+        except NotALiteral as err:
+            raise EvaluationError(f"{name} cannot be rebuilt: {err}") from None
+
     # ---- nodes -----------------------------------------------------------------------------
 
     def _eval(self, node: ast.expr) -> Any:
         method = getattr(self, f"_{type(node).__name__}", None)
-        if method is None:  # parse() admits only nodes with a method below
+        if method is None:  # check() admits only nodes with a method below
             raise EvaluationError(f"{_describe(node)} is not allowed in an expression here")
         return method(node)
 
@@ -214,19 +334,7 @@ class Evaluator:
         return node.value
 
     def _Name(self, node: ast.Name) -> Any:
-        name = node.id
-        if name not in self.variables:
-            if name in BUILTINS:
-                raise EvaluationError(f"{name} can only be called, e.g. {name}(x)")
-            raise EvaluationError(f"name {name!r} is not a variable at this stop")
-        if name not in self._rebuilt:
-            try:
-                self._rebuilt[name] = rebuild(self.variables[name])
-            except NotALiteral as err:
-                raise EvaluationError(f"{name} cannot be rebuilt: {err}") from None
-        if name not in self.used:
-            self.used.append(name)
-        return self._rebuilt[name]
+        return self.value(node.id)
 
     def _Tuple(self, node: ast.Tuple) -> Any:
         return tuple(self._eval(e) for e in node.elts)
@@ -246,7 +354,7 @@ class Evaluator:
         return result
 
     def _Attribute(self, node: ast.Attribute) -> Any:
-        _check_attribute(node.attr)
+        _check_attribute(node.attr, self.rules)
         value = self._eval(node.value)
         try:
             return getattr(value, node.attr)
@@ -286,6 +394,9 @@ class Evaluator:
         left = self._eval(node.left)
         for op, comparator in zip(node.ops, node.comparators, strict=True):
             right = self._eval(comparator)
+            identity = isinstance(op, ast.Is | ast.IsNot)
+            if self.rules.strict and identity and left is not None and right is not None:
+                raise EvaluationError("'is' compares the program's objects, not copies")
             if not _COMPARE[type(op)](left, right):
                 return False
             left = right
@@ -294,35 +405,94 @@ class Evaluator:
     def _IfExp(self, node: ast.IfExp) -> Any:
         return self._eval(node.body) if self._eval(node.test) else self._eval(node.orelse)
 
+    def _JoinedStr(self, node: ast.JoinedStr) -> Any:
+        text = "".join(self._eval(part) for part in node.values)
+        _check_length(text)
+        return text
+
+    def _FormattedValue(self, node: ast.FormattedValue) -> Any:
+        value = self._eval(node.value)
+        self._check_order(value, "an f-string")
+        if node.conversion in (ord("r"), ord("a")):
+            value = repr(value) if node.conversion == ord("r") else ascii(value)
+        elif node.conversion == ord("s"):
+            value = str(value)
+        spec = "" if node.format_spec is None else self._eval(node.format_spec)
+        _check_spec(spec)
+        return format(value, spec)
+
     def _Call(self, node: ast.Call) -> Any:
-        _check_call(node)
+        _check_call(node, self.rules)
+        if isinstance(node.func, ast.Name) and node.func.id == "isinstance":
+            return self._isinstance(node)
         func = self._callee(node.func)
         args = [self._eval(a) for a in node.args]
         keywords = {k.arg: self._eval(k.value) for k in node.keywords if k.arg is not None}
         for value in (*args, *keywords.values()):
             _check_length(value)
-        if isinstance(node.func, ast.Name):
-            _check_arguments(node.func.id, None, args, keywords)
-        elif isinstance(node.func, ast.Attribute):
-            _check_arguments(node.func.attr, getattr(func, "__self__", None), args, keywords)
+        receiver = getattr(func, "__self__", None) if isinstance(node.func, ast.Attribute) else None
+        called = node.func
+        name = called.id if isinstance(called, ast.Name) else cast(ast.Attribute, called).attr
+        _check_arguments(name, receiver, args, keywords)
+        if name not in _ORDER_FREE:
+            for value in (receiver, *args, *keywords.values()):
+                self._check_order(value, f"{name}()")
         result = func(*args, **keywords)
         _check_length(result)  # e.g. repr or hex, each a few times longer than what it is given
         return result
 
+    def _isinstance(self, node: ast.Call) -> bool:
+        """``isinstance(x, str)``: the second argument names builtin types, not variables."""
+        if len(node.args) != 2 or node.keywords:
+            raise EvaluationError("isinstance takes a value and a type")
+        kinds = node.args[1]
+        names = kinds.elts if isinstance(kinds, ast.Tuple) else [kinds]
+        found = []
+        for kind in names:
+            allowed = self.rules.builtins is None or (
+                isinstance(kind, ast.Name) and kind.id in self.rules.builtins
+            )
+            if not isinstance(kind, ast.Name) or kind.id not in TYPES or not allowed:
+                raise EvaluationError("isinstance takes builtin types here (int, str, list, ...)")
+            if kind.id in self.variables:
+                raise EvaluationError(f"{kind.id} is a variable at this stop, not a type")
+            found.append(TYPES[kind.id])
+        return isinstance(self._eval(node.args[0]), tuple(found))
+
     def _callee(self, func: ast.expr) -> Callable[..., Any]:
         if isinstance(func, ast.Name):
+            if func.id in self.variables:
+                raise EvaluationError(f"{func.id} is a variable at this stop, not the builtin")
             return BUILTINS[func.id]
         method = self._eval(func)
         if not callable(method):
             raise EvaluationError(f"{ast.unparse(func)} is not a method")
         return cast(Callable[..., Any], method)
 
+    def _check_order(self, value: Any, where: str) -> None:
+        """Refuse, under strict rules, what would read a set's order (see the module)."""
+        if self.rules.strict and holds_a_set(value):
+            raise EvaluationError(f"{where} would read a set's order, which its text does not keep")
+
+
+def holds_a_set(value: object, depth: int = 0) -> bool:
+    """Whether ``value`` is or holds a set (or a view or iterator over one)."""
+    if depth > 20:
+        return True
+    if isinstance(value, set | frozenset):
+        return True
+    if isinstance(value, list | tuple):
+        return any(holds_a_set(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return any(holds_a_set(v, depth + 1) for v in value.values())
+    return False
+
 
 def _length(value: Any) -> int:
     return len(value) if isinstance(value, str | bytes | list | tuple | dict | set) else 1
 
 
-_VIEWS: tuple[type, ...] = (type({}.keys()), type({}.values()), type({}.items()))
+VIEWS: tuple[type, ...] = (type({}.keys()), type({}.values()), type({}.items()))
 
 
 def _weight(value: Any, limit: int) -> int:
@@ -344,7 +514,7 @@ def _weight(value: Any, limit: int) -> int:
             if total <= limit:
                 stack.extend(item.keys())
                 stack.extend(item.values())
-        elif isinstance(item, (list, tuple, set, frozenset, *_VIEWS)):
+        elif isinstance(item, (list, tuple, set, frozenset, *VIEWS)):
             total += len(cast(Sized, item))
             if total <= limit:
                 stack.extend(cast(Iterable[Any], item))
@@ -414,6 +584,12 @@ def _check_arguments(name: str, receiver: Any, args: list[Any], keywords: dict[s
             found = min(found, args[2])
         if len(receiver) + found * (len(new) - len(old)) > MAX_ITEMS:
             raise EvaluationError("the result would be too large")
+    elif name in _PADDING and isinstance(receiver, str | bytes) and args:
+        if isinstance(args[0], int) and args[0] > MAX_ITEMS:
+            raise EvaluationError("the result would be too large")
+    elif name == "range" and receiver is None:
+        if len(args) > 3 or len(range(*args)) > MAX_ITEMS:  # list(range(...)) would build it
+            raise EvaluationError(f"a range of more than {MAX_ITEMS} items is too large here")
     elif name == "round" and receiver is None:
         number = args[0] if args else keywords.get("number")
         digits = args[1] if len(args) > 1 else keywords.get("ndigits")
@@ -428,6 +604,15 @@ def _check_arguments(name: str, receiver: Any, args: list[Any], keywords: dict[s
             raise EvaluationError(f"encoding {encoding!r} is not available here; only {allowed}")
         if isinstance(errors, str) and errors not in ERROR_HANDLERS:
             raise EvaluationError(f"error handler {errors!r} is not available here")
+
+
+_SPEC_WIDTHS = re.compile(r"\d+")
+
+
+def _check_spec(spec: str) -> None:
+    """Refuse a format spec whose width or precision would pad the result to a huge size."""
+    if len(spec) > 50 or any(int(size) > MAX_WIDTH for size in _SPEC_WIDTHS.findall(spec)):
+        raise EvaluationError(f"format widths over {MAX_WIDTH} are not allowed here")
 
 
 def truthy(expression: str, variables: Mapping[str, str]) -> bool:
