@@ -20,9 +20,9 @@ a line's first hit in the run whose variables the paths that have not run the li
 (:func:`neural_debugger.model_backend.flow.first_hit`), returns whose value's kinds the code
 fixes (:mod:`neural_debugger.model_backend.value_shapes`) and line states showing a variable
 whose kinds it fixes, steps from an ``if``, ``while`` or ``for`` head whose way the values the
-state shows fix (:mod:`neural_debugger.model_backend.branches`), and any real state it would
-forbid
-(with the first examples).
+state shows fix (:mod:`neural_debugger.model_backend.branches`), steps from a line whose
+effects they fix (what it binds or returns, :mod:`neural_debugger.model_backend.computed`),
+and any real state it would forbid (with the first examples).
 
 ``python -m neural_debugger.evaluation.flow_check DIR [DIR ...] [--per-folder N] [--out F]``
 prints a table and writes ``evaluation/results/flow_check.json``.
@@ -42,6 +42,7 @@ from neural_debugger.model_backend.flow import (
     Expected,
     LineFlow,
     branch_lines,
+    computed_effects,
     entry_text,
     expect,
     first_hit,
@@ -76,6 +77,7 @@ COLUMNS = (
     "return_kinds",
     "variable_kinds",
     "branches",
+    "computed",
     "forbidden",
 )
 
@@ -165,6 +167,8 @@ def check_folder(folder: Path, limit: int | None, counts: dict[str, Counter], ba
                 before = standalone(states[:k], k - 1).locals or {}
                 way = branch_lines(flow, source, states[:k], here, before)
                 tally["branches"] += way is not None
+                # a line whose effects the values shown fix (what it binds or returns)
+                tally["computed"] += computed_effects(flow, here, before) is not None
             # whole locals that must show some variables (bound on every path to the line)
             whole = states[k].kind in CALL_KINDS or expected.diff is False
             must = expected.required | expected.call_required.get(states[k].src or "", set())

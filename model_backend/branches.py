@@ -96,14 +96,20 @@ class Way:
     shown: Mapping[str, str]
 
 
-def heads(tree: ast.Module) -> dict[int, Head]:
-    """The branch heads of ``tree`` by line."""
-    declared = {
+def declared_names(tree: ast.Module) -> set[str]:
+    """The names some ``global`` or ``nonlocal`` statement of ``tree`` declares: a frame's
+    locals may not show them."""
+    return {
         name
         for node in ast.walk(tree)
         if isinstance(node, ast.Global | ast.Nonlocal)
         for name in node.names
     }
+
+
+def heads(tree: ast.Module) -> dict[int, Head]:
+    """The branch heads of ``tree`` by line."""
+    declared = declared_names(tree)
     found: dict[int, Head] = {}
 
     def visit(statements: list[ast.stmt], local: frozenset[str] | None, shared: set[str]) -> None:

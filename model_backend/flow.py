@@ -35,8 +35,26 @@ from types import CodeType
 from typing import TypeVar
 
 from neural_debugger.model_backend.bindings import bound_once
-from neural_debugger.model_backend.branches import Head, Undecided, Values, heads, way
+from neural_debugger.model_backend.branches import (
+    Head,
+    Undecided,
+    Values,
+    evaluate,
+    heads,
+    literal,
+    own_names,
+    plain,
+    way,
+)
 from neural_debugger.model_backend.call_sites import CallSites
+from neural_debugger.model_backend.computed import (
+    Computing,
+    Effects,
+    after_comprehension,
+    computing_lines,
+    effects,
+)
+from neural_debugger.model_backend.expressions import holds_a_set
 from neural_debugger.model_backend.handed_back import (
     Appended,
     Copied,
@@ -267,6 +285,27 @@ class LineFlow:
     def branch_heads(self) -> dict[int, Head]:
         """The ``if``, ``while`` and ``for`` heads whose way values can fix (:mod:`.branches`)."""
         return heads(self._tree) if self._tree is not None else {}
+
+    @functools.cached_property
+    def local_names(self) -> dict[int, frozenset[str]]:
+        """By line, the own names of the function whose frame runs it (a line not listed:
+        the module's or a class body's)."""
+        found: dict[int, frozenset[str]] = {}
+        functions = [
+            node
+            for node in ast.walk(self._tree or ast.Module(body=[], type_ignores=[]))
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        ]  # outer functions first: an inner one's lines are its own
+        for function in functions:
+            names = own_names(function)
+            for line in range(function.body[0].lineno, (function.end_lineno or 0) + 1):
+                found[line] = names
+        return found
+
+    @functools.cached_property
+    def computing(self) -> dict[int, Computing]:
+        """The lines whose effects the values shown on them may fix (:mod:`.computed`)."""
+        return computing_lines(self._tree) if self._tree is not None else {}
 
     @functools.cached_property
     def receivers(self) -> dict[int, Receiver]:
@@ -1826,7 +1865,20 @@ def _passed(
     shown = standalone(states, len(states) - 1).locals  # the caller's variables
     texts = flow.def_texts(source.lines)
     found = dict[str, Mapping[str, str]](every)
-    for number, values in flow.passed.on_lines(here, shown).items():
+    constants, builtins = flow.module_constants.literals, flow.call_sites.builtins_kept
+
+    def compute(line: int, node: ast.expr) -> str | None:  # an argument's value, if known
+        if shown is None:
+            return None
+        local = flow.local_names.get(line)
+        try:
+            value = evaluate(node, Values(shown, constants, builtins, local))
+        except Undecided:
+            return None
+        text = render_value(value) if plain(value) and not holds_a_set(value) else CUT_MARKER
+        return None if text.endswith(CUT_MARKER) else text
+
+    for number, values in flow.passed.on_lines(here, shown, compute).items():
         text = texts.get(number)
         if values and text is not None:
             found[text] = {**found.get(text, {}), **values}
@@ -2035,6 +2087,11 @@ def _expect_forward(
                 shown = names is not None and target in names and len(names) < MAX_VARIABLES
                 if shown and not last.value.startswith("<module "):  # hidden at the top level
                     required |= {target}
+        built = None if returning else _after_comprehension(flow, states, actions, callers)
+        if built is not None:  # what the line computes once its comprehension returned
+            returned, fixed = built.returned, built.shown
+            if names is not None and len(names) < MAX_VARIABLES:
+                required |= {name for name in fixed if name in names}
         return Expected(
             lines,
             diff=False,
@@ -2096,8 +2153,11 @@ def _expect_forward(
         names = frame(here)
     else:
         names |= had
-    fixed = _copied(flow, here, before) if last.kind is StateKind.LINE else {}
     lined = last.kind is StateKind.LINE
+    computed = computed_effects(flow, here, before) if lined else None
+    fixed = _copied(flow, here, before) if lined else {}
+    if computed is not None:  # what the line computes; a copy's own rule agrees, and knows
+        fixed = {**computed.shown, **fixed}  # cut values too
     branch = branch_lines(flow, source, states, here, before) if lined else None
     if branch is not None:  # a head whose way the values shown fix: only that way's lines
         way_texts, way_shown = branch
@@ -2105,6 +2165,8 @@ def _expect_forward(
         lines[StateKind.LINE] = way_texts
         fixed = {**fixed, **way_shown}
     returned = _returned(flow, here, before) if last.kind is StateKind.LINE else None
+    if returned is None and computed is not None:
+        returned = computed.returned
     if returned is not None:  # ``return total``: the frame returns it there, nothing else
         nothing = frozenset[str]()
         lines = {StateKind.CALL: nothing, StateKind.LINE: nothing, StateKind.EXCEPTION: nothing}
@@ -2184,6 +2246,30 @@ def branch_lines(
         shown.append(found.shown)
     same = all(s == shown[0] for s in shown)
     return frozenset(texts), dict(shown[0]) if same else {}
+
+
+def computed_effects(
+    flow: LineFlow, here: list[int], before: Mapping[str, str | None]
+) -> Effects | None:
+    """What a step from a line the values shown on it compute shows (:mod:`.computed`), every
+    line of ``here`` alike (None: not such a line, or not known)."""
+    found = {line: flow.computing.get(line) for line in here}
+    if not found or any(c is None for c in found.values()):
+        return None
+    results = set()
+    for computing in found.values():
+        assert computing is not None
+        values = Values(
+            before, flow.module_constants.literals, flow.call_sites.builtins_kept, computing.local
+        )
+        result = effects(computing, values)
+        if result is None:
+            return None
+        results.add((tuple(sorted(result.shown.items())), result.returned))
+    if len(results) != 1:
+        return None
+    shown, returned = results.pop()
+    return Effects(dict(shown), returned)
 
 
 def _returned(flow: LineFlow, here: list[int], before: Mapping[str, str | None]) -> str | None:
@@ -2468,6 +2554,44 @@ def _seen(
     for index in range(start, len(states)):
         located = tracker.locate(states[index], actions[index - 1] if index > start else None)
     return located
+
+
+def _after_comprehension(
+    flow: LineFlow, states: tuple[State, ...], actions: tuple[Action, ...], callers: list[int]
+) -> Effects | None:
+    """What the caller's line computes (:mod:`.computed`) once the comprehension whose return
+    is the last state handed its value back: from the caller's locals on its call, which the
+    history shows on the state before the comprehension's call (its steps seen one by one).
+    None where the line is not such a line, the history skipped, or the value is not known."""
+    last = states[-1]
+    if last.value is None or not callers:
+        return None
+    depth, call = 0, None
+    for k in range(len(states) - 1, 0, -1):
+        if actions[k - 1].kind not in _STEPS:
+            return None
+        depth += {StateKind.RETURN: 1, StateKind.CALL: -1}.get(states[k].kind, 0)
+        if depth == 0:
+            call = k
+            break
+    if call is None or states[call - 1].kind is not StateKind.LINE:
+        return None
+    if any(state.kind is StateKind.EXCEPTION for state in states[call:]):
+        return None  # it may have ended by the exception, not returned what it built
+    if states[call - 1].src != last.src or states[call].src != last.src:
+        return None  # the comprehension runs on its caller's line
+    computing = _alike(flow.computing, callers)
+    try:
+        value = literal(last.value)
+    except Undecided:
+        return None
+    after = None if computing is None else after_comprehension(computing, value)
+    if after is None:
+        return None
+    before = standalone(states, call - 1).locals or {}
+    constants = flow.module_constants.literals
+    values = Values(before, constants, flow.call_sites.builtins_kept, after.local)
+    return effects(after, values)
 
 
 def _caller_lines(source: SourceMap, located: Located | None) -> list[int]:

@@ -903,8 +903,13 @@ class StateWriter:
                 required = self.expected.call_required.get(text, frozenset())
                 fixed = self.expected.call_fixed.get(text)  # the parameters passed
                 likely = self.expected.call_likely.get(text)
-            names = self.source.names if frame is None else self.source.names.within(frame, hidden)
             before = self.expected.before if self.kind in LINE_KINDS else None
+            if diff is True and before is not None and fixed:  # a diff cannot show a variable
+                # whose fixed value it already had (``val = d.get(k)``, None again)
+                hidden |= {name for name, text in fixed.items() if before.get(name) == text}
+                if frame is None and hidden:  # any name of the code, but those
+                    frame = frozenset(n.decode(errors="replace") for n in self.source.names.full)
+            names = self.source.names if frame is None else self.source.names.within(frame, hidden)
             self._cursor = JsonCursor(
                 "object",
                 allow_diff=bool(arg) and diff is not False,

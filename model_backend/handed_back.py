@@ -173,15 +173,7 @@ def returns(tree: ast.Module) -> dict[int, Copied]:
     literal's text. Left out: a function that yields (its return is the generator's end) or
     is ``async``, and a ``return`` inside a ``with`` block or a ``try`` with a ``finally``,
     where ``__exit__`` or the ``finally`` block runs before the return."""
-    guarded: set[int] = set()  # statements a with block or a try's finally wraps
-    for node in ast.walk(tree):
-        if isinstance(node, ast.With | ast.AsyncWith):
-            parts = [node.body]
-        elif isinstance(node, ast.Try | ast.TryStar) and node.finalbody:
-            parts = [node.body, node.orelse, *(handler.body for handler in node.handlers)]
-        else:
-            continue
-        guarded |= {id(n) for part in parts for statement in part for n in ast.walk(statement)}
+    guarded = guarded_nodes(tree)
     functions = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)]
     alone = {id(node) for node in alone_on_their_lines(tree)}
     found: dict[int, Copied] = {}
@@ -196,6 +188,21 @@ def returns(tree: ast.Module) -> dict[int, Copied]:
             if copied is not None:
                 found[node.lineno] = copied
     return found
+
+
+def guarded_nodes(tree: ast.Module) -> set[int]:
+    """The ids of the nodes a ``with`` block or a ``try`` with a ``finally`` wraps: a
+    ``return`` there runs ``__exit__`` or the ``finally`` block before the frame returns."""
+    guarded: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.With | ast.AsyncWith):
+            parts = [node.body]
+        elif isinstance(node, ast.Try | ast.TryStar) and node.finalbody:
+            parts = [node.body, node.orelse, *(handler.body for handler in node.handlers)]
+        else:
+            continue
+        guarded |= {id(n) for part in parts for statement in part for n in ast.walk(statement)}
+    return guarded
 
 
 def _own_statements(function: ast.FunctionDef) -> list[ast.stmt]:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from neural_debugger.model_backend.bindings import bound_once
 from neural_debugger.model_backend.call_sites import bound_names, own_nodes
@@ -64,6 +64,11 @@ class _Call:
     # parameter -> the caller's variable it is given, where nothing the statement runs before
     # the call can rebind or change one (:func:`_quiet`)
     names: dict[str, str]
+    # parameter -> the expression it is given (neither a literal nor a variable)
+    expressions: dict[str, ast.expr] = field(default_factory=dict)
+    # the statement runs nothing before the call but what its arguments compute
+    # (:func:`_first_in`): where those run no code of the program, it is the first call made
+    first: bool = False
 
 
 class PassedArguments:
@@ -92,7 +97,10 @@ class PassedArguments:
                 given = _bind(function.args, call)
                 values = _literals(given, constants or {})
                 names = _names(given) if _quiet(statement, call) else {}
-                calls.append(_Call(on, values, {k: v for k, v in names.items() if k not in values}))
+                names = {k: v for k, v in names.items() if k not in values}
+                expressions = _expressions(given, {*values, *names})
+                first = _first_in(statement, call)
+                calls.append(_Call(on, values, names, expressions, first))
                 for number in on:
                     self._on_line.setdefault(number, []).append((line, calls[-1]))
             every = _agreed(c.values for c in calls)
@@ -114,13 +122,19 @@ class PassedArguments:
         return self.on_lines(lines, shown).get(function, {})
 
     def on_lines(
-        self, lines: Iterable[int], shown: Mapping[str, str | None] | None = None
+        self,
+        lines: Iterable[int],
+        shown: Mapping[str, str | None] | None = None,
+        compute: Callable[[int, ast.expr], str | None] | None = None,
     ) -> dict[int, dict[str, str]]:
         """For each function a call on one of ``lines`` makes (by def line), the parameters
         such calls surely pass, as the tracer writes their values (those every one agrees on):
         literals, and, where ``shown`` holds the locals the caller's frame showed on its line
-        just before, the values of the variables given (not a cut one)."""
+        just before, the values of the variables given (not a cut one); and, where
+        ``compute`` gives the text of an expression on a line from those locals (None: not
+        known), the values of the expressions given, if it knows every one."""
         found: dict[int, dict[int, dict[str, tuple[str, int]]]] = {}
+        firsts: dict[int, list[dict[str, tuple[str, int]]]] = {}
         for line in set(lines):
             for function, call in self._on_line.get(line, ()):
                 values = dict(call.values)
@@ -128,10 +142,19 @@ class PassedArguments:
                     text = (shown or {}).get(variable)
                     if text is not None and not text.endswith(CUT_MARKER):
                         values[parameter] = (text, 0)
+                if compute is not None and call.first:
+                    texts = {p: compute(line, e) for p, e in call.expressions.items()}
+                    if all(text is not None for text in texts.values()):  # builtins only: no
+                        # call event comes before this one's
+                        values.update({p: (str(text), 0) for p, text in texts.items()})
+                        firsts.setdefault(function, []).append(values)
                 found.setdefault(function, {})[id(call)] = values  # once per call
+        agreed = {function: _agreed(calls.values()) for function, calls in found.items()}
+        # the call made first on the line is the one a step into enters
+        agreed.update({function: _agreed(values) for function, values in firsts.items()})
         return {
-            function: {name: text for name, (text, _) in _agreed(calls.values()).items()}
-            for function, calls in found.items()
+            function: {name: text for name, (text, _) in values.items()}
+            for function, values in agreed.items()
         }
 
     def by_every_call(self, function: int) -> dict[str, str]:
@@ -235,11 +258,9 @@ def _names(given: Mapping[str, tuple[ast.expr, bool]]) -> dict[str, str]:
     }
 
 
-def _quiet(statement: ast.stmt, call: ast.Call) -> bool:
-    """Whether the variables ``call`` is given still hold, when it is made, what the caller's
-    line state showed: the statement makes no other call but those around it (made after
-    it), binds nothing by ``:=``, does not suspend, and the call is not inside a lambda or a
-    comprehension, whose frames have variables of their own."""
+def _around(statement: ast.stmt, call: ast.Call) -> tuple[list[ast.AST], set[int]]:
+    """The nodes of ``statement``'s own line event, and the ids of those around ``call``
+    (its parents up to the statement: they run after it)."""
     nodes = list(own_nodes(statement))
     parents = {id(child): node for node in nodes for child in ast.iter_child_nodes(node)}
     around: set[int] = set()
@@ -247,6 +268,15 @@ def _quiet(statement: ast.stmt, call: ast.Call) -> bool:
     while id(node) in parents:
         node = parents[id(node)]
         around.add(id(node))
+    return nodes, around
+
+
+def _quiet(statement: ast.stmt, call: ast.Call) -> bool:
+    """Whether the variables ``call`` is given still hold, when it is made, what the caller's
+    line state showed: the statement makes no other call but those around it (made after
+    it), binds nothing by ``:=``, does not suspend, and the call is not inside a lambda or a
+    comprehension, whose frames have variables of their own."""
+    nodes, around = _around(statement, call)
     for node in nodes:
         if isinstance(node, ast.NamedExpr | ast.Yield | ast.YieldFrom | ast.Await):
             return False
@@ -255,6 +285,43 @@ def _quiet(statement: ast.stmt, call: ast.Call) -> bool:
         if isinstance(node, ast.Call) and node is not call and id(node) not in around:
             return False
     return True
+
+
+def _first_in(statement: ast.stmt, call: ast.Call) -> bool:
+    """Whether ``statement`` runs nothing before ``call`` but its arguments: every other call
+    in it is inside those arguments, around the call (made after it), or after it on the
+    line, left to right; with no conditional expression (its test runs before its body), no
+    ``:=``, nothing that suspends, and the call not in an assignment's target (the value runs
+    first) nor inside a lambda or a comprehension, which run when something calls them."""
+    inside = {id(n) for a in [*call.args, *call.keywords] for n in ast.walk(a)}
+    nodes, around = _around(statement, call)
+    targets = [
+        *(statement.targets if isinstance(statement, ast.Assign) else []),
+        *([statement.target] if isinstance(statement, ast.AugAssign | ast.AnnAssign) else []),
+    ]
+    if any(call is n for target in targets for n in ast.walk(target)):
+        return False
+    end = (call.end_lineno or call.lineno, call.end_col_offset or 0)
+    for node in nodes:
+        if isinstance(node, ast.NamedExpr | ast.Yield | ast.YieldFrom | ast.Await | ast.IfExp):
+            return False
+        if isinstance(node, _OWN_FRAMES) and (id(node) in around or id(node) in inside):
+            return False
+        if not isinstance(node, ast.Call) or node is call or id(node) in around | inside:
+            continue
+        if (node.lineno, node.col_offset) < end:  # before it, left to right
+            return False
+    return True
+
+
+def _expressions(
+    given: Mapping[str, tuple[ast.expr, bool]], known: set[str]
+) -> dict[str, ast.expr]:
+    """The parameters given an expression by an argument (not a default), those ``known``
+    (a literal's, a variable's) aside."""
+    return {
+        name: node for name, (node, default) in given.items() if not default and name not in known
+    }
 
 
 def _depth(value: object) -> int:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import ast
-import random
 
 import pytest
+from sampled_steps import line_steps
 
 from neural_debugger.model_backend.backend import DecodeOptions, History
 from neural_debugger.model_backend.branches import (
@@ -16,17 +16,14 @@ from neural_debugger.model_backend.branches import (
     unbound_builtins,
     way,
 )
-from neural_debugger.model_backend.flow import LineFlow, branch_lines, expect
+from neural_debugger.model_backend.flow import branch_lines, expect
 from neural_debugger.model_backend.local import LocalEngine, LocalSession
-from neural_debugger.protocol import Action, ActionKind, StateKind, parse_trajectory, standalone
-from neural_debugger.protocol.source_map import SourceMap
+from neural_debugger.protocol import Action, ActionKind, StateKind, standalone
 from neural_debugger.tracer.program import Program
 from neural_debugger.tracer.record import record
 from neural_debugger.tracer.tree import StateTree
 from neural_debugger.tracer.values import MORE_VARIABLES_KEY
-from neural_debugger.training.data import TRACE_LIMITS, DataSpec, program_trajectories
-from neural_debugger.training.programs.drills import drill_programs
-from neural_debugger.training.programs.everyday import everyday_programs
+from neural_debugger.training.data import TRACE_LIMITS
 
 WALK = "\n".join(
     [
@@ -119,34 +116,20 @@ def test_every_way_the_values_fix_is_the_way_real_runs_go() -> None:
     """Trajectories of drills and everyday scripts, as training data samples them (the real
     tracer): from every head whose way :func:`branch_lines` fixes, the real next line is one
     it allows, and a ``for``'s targets show there what it says."""
-    spec = DataSpec(programs=120, seed=9, max_states=40)
-    rng = random.Random(9)
-    programs = drill_programs(9, 120)[0] + everyday_programs(9, 60)[0]
     decided = into = 0
-    for index, candidate in enumerate(programs):
-        for sampled in program_trajectories(candidate, index, spec, rng)[0]:
-            trajectory = parse_trajectory(sampled["text"])
-            source, flow = SourceMap(trajectory.code), LineFlow(trajectory.code)
-            states, actions = trajectory.states, trajectory.actions
-            for k in range(1, len(states)):
-                last, action = states[k - 1], actions[k - 1]
-                stepped = action.kind in (ActionKind.STEP_INTO, ActionKind.STEP_OVER)
-                if not stepped or last.kind is not StateKind.LINE:
-                    continue
-                here = source.by_text.get(last.src or "", [])
-                before = standalone(states[:k], k - 1).locals or {}
-                found = branch_lines(flow, source, states[:k], here, before)
-                if found is None:
-                    continue
-                texts, shown = found
-                after = states[k]
-                assert after.kind is StateKind.LINE and after.src in texts, (last, after)
-                full = standalone(states[: k + 1], k).locals or {}
-                assert all(full.get(name) == text for name, text in shown.items()), (full, shown)
-                expected = expect(flow, source, states[:k], actions[: k - 1], action)
-                assert expected.allows(after)
-                decided += 1
-                into += bool(shown)
+    for step in line_steps(9):
+        found = branch_lines(step.flow, step.source, step.states, step.here, step.before)
+        if found is None:
+            continue
+        texts, shown = found
+        after = step.after
+        assert after.kind is StateKind.LINE and after.src in texts, (step.states[-1], after)
+        full = standalone((*step.states, after), len(step.states)).locals or {}
+        assert all(full.get(name) == text for name, text in shown.items()), (full, shown)
+        expected = expect(step.flow, step.source, step.states, step.actions, step.action)
+        assert expected.allows(after)
+        decided += 1
+        into += bool(shown)
     assert decided > 60 and into > 10
 
 

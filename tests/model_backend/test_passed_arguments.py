@@ -24,6 +24,7 @@ from neural_debugger.protocol.source_map import SourceMap
 from neural_debugger.tracer.program import Program, load_program
 from neural_debugger.tracer.record import record
 from neural_debugger.tracer.run import trace
+from neural_debugger.tracer.tree import StateTree
 from neural_debugger.training.data import TRACE_LIMITS
 
 SCRIPT = """LIMIT = 2
@@ -197,12 +198,13 @@ def test_a_breakpoint_in_the_function_and_a_step_into_its_call_fix_the_parameter
     assert expected.allows(State(kind=StateKind.LINE, src=source.lines[6], locals=shown))
     wrong = {**shown, "d": "1"}
     assert not expected.allows(State(kind=StateKind.LINE, src=source.lines[6], locals=wrong))
-    # a step into the second ``dot`` call passes b and scale of its own
+    # of the line's two ``dot`` calls, the first is made first (``print`` runs after it, the
+    # second call after it too): a step into the line enters it
     into = Action(kind=ActionKind.STEP_INTO)
     here = State(kind=StateKind.LINE, src=source.lines[37], locals={})
     expected = expect(flow, source, (*history, here), (jump,), into)
     call_text = source.lines[DEFS["dot"] - 1]
-    assert expected.call_fixed[call_text] == {"a": "[1, 2]"}  # the line's two calls agree on a
+    assert expected.call_fixed[call_text] == {"a": "[1, 2]", "b": "[3, 4]", "scale": "1"}
     here = State(kind=StateKind.LINE, src=source.lines[40], locals={})  # label('ab', LIMIT)
     expected = expect(flow, source, (*history, here), (jump,), into)
     assert expected.call_fixed[source.lines[DEFS["label"] - 1]] == {"word": "'ab'", "times": "2"}
@@ -285,3 +287,52 @@ def test_a_frame_shows_a_parameter_it_rebinds_as_passed_until_a_path_rebinds_it(
             assert kept.items() <= event.locals.items(), event
             checked += len(kept)
     assert checked >= 10
+
+
+ARGUMENTS = """def fact(n):
+    if n < 2:
+        return 1
+    return n * fact(n - 1)
+def shout(word, times):
+    return word * times
+def main(text):
+    words = text.split()
+    out = shout(words[0].upper(), len(words))
+    total = fact(len(out) // 2) + len(out)
+    return fib(total % 5) + fib(3)
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+"""
+
+
+def test_a_step_into_the_first_call_of_a_line_passes_what_its_arguments_compute() -> None:
+    """A call made first on its line, whose arguments only builtins and the methods of
+    plain values compute (:mod:`.expressions`), passes what they compute from the values the
+    line state showed: checked on every step into a call of the real run."""
+    program = Program(path="arguments.py", source=ARGUMENTS, entry="main('ab cd ef')")
+    flow, source = LineFlow(program.context), SourceMap(program.context)
+    step = Action(kind=ActionKind.STEP_INTO)
+    tree = StateTree.forward(program, record(program, TRACE_LIMITS))
+    states, actions, i, fixed = [tree.state(0)], [], 0, []
+    while states[-1].kind is not StateKind.EXIT_NORMAL:
+        j = tree.next(i, step)
+        after = tree.state(j, i, step)
+        if after.kind is StateKind.CALL and states[-1].kind is StateKind.LINE:
+            expected = expect(flow, source, tuple(states), tuple(actions), step)
+            assert expected.allows(after)
+            fixed.append(dict(expected.call_fixed.get(after.src or "", {})))
+        states.append(after)
+        actions.append(step)
+        i = j
+    assert fixed[:5] == [
+        {"text": "'ab cd ef'"},  # the run's entry, a literal
+        {"word": "'AB'", "times": "3"},  # shout(words[0].upper(), len(words))
+        {"n": "3"},  # fact(len(out) // 2) + len(out): ``len(out)`` runs after the call
+        {"n": "2"},  # n * fact(n - 1)
+        {"n": "1"},
+    ]
+    # ``fib(total % 5) + fib(3)``: the first call's argument is computed; in fib's own line
+    # the conditional expression's test runs first, and so does ``fib(n - 1)`` before
+    # ``fib(n - 2)``: neither call is known to come first there
+    assert fixed[5] == {"n": "2"}
+    assert fixed[6:] and all(not values for values in fixed[6:])

@@ -1,0 +1,237 @@
+"""What a line computes from the values the state standing on it shows.
+
+Why: a small model steps through ``n = text.count('a')`` or ``out = out + word[::-1]`` and
+writes a value that is close but wrong; it does not know what ``str.count``, ``list.index``,
+slicing or an f-string's format spec do, and one wrong value makes every later step wrong. A
+debugger's next state after such a line follows from the values the line reads, and the state
+standing on the line shows them. Where the line reads only those values (and the module's
+constants) and calls only builtins and the methods of plain values, the shared evaluator
+(:mod:`.expressions`, under its predicting rules) computes what the line binds before the
+model writes a token, and the decoder fixes it.
+
+The lines (a statement alone on its line, :func:`.handed_back.alone_on_their_lines`):
+
+* ``NAME = EXPR``, ``a, b = EXPR``, ``x = y = EXPR``, ``NAME: T = EXPR``: the targets' texts;
+* ``NAME += EXPR`` and the other augmented assignments, ``NAME[KEY] = EXPR`` and
+  ``NAME[KEY] += EXPR``: the variable's new text;
+* ``NAME.append(EXPR)``, ``NAME.pop()``, ``NAME.update(...)``, ... (the methods of lists,
+  dicts and sets that change their receiver), alone or as an assignment's value: the
+  receiver's new text too;
+* ``return EXPR`` in a function that does not yield, outside a ``with`` block or a ``try``
+  with a ``finally`` (which run before the return): the value the frame returns.
+
+Left out: statements naming a name declared ``global`` or ``nonlocal`` anywhere (the frame's
+locals do not show it), class bodies and ``async`` functions. A text is fixed only where it is
+surely the tracer's: a plain value (:func:`.branches.literal`'s kinds) holding no set, written
+by the tracer's own renderer. A variable read from another name that aliases it is not
+followed: only the names the line itself names get texts.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass
+from typing import Any, cast
+
+from neural_debugger.model_backend.branches import (
+    Reading,
+    Undecided,
+    Values,
+    blocks,
+    declared_names,
+    own_names,
+    plain,
+)
+from neural_debugger.model_backend.expressions import MUTATING_ATTRIBUTES, Rules, holds_a_set
+from neural_debugger.model_backend.handed_back import alone_on_their_lines, guarded_nodes
+from neural_debugger.protocol.source_map import yields
+from neural_debugger.tracer.values import render_value
+
+# the predicting rules, and methods that change their receiver
+MUTATING = Rules(strict=True, mutating=True)
+
+
+@dataclass(frozen=True)
+class Computing:
+    """A line whose statement may be computed from the values shown on it."""
+
+    statement: ast.stmt
+    local: frozenset[str] | None  # the enclosing function's own names (None: the module)
+
+
+@dataclass(frozen=True)
+class Effects:
+    """What a step from a computed line shows: variables' new texts, or the value returned."""
+
+    shown: dict[str, str]
+    returned: str | None = None
+
+
+def computing_lines(tree: ast.Module) -> dict[int, Computing]:
+    """The lines of ``tree`` whose statement :func:`effects` may compute, by line."""
+    declared = declared_names(tree)
+    alone = {id(node) for node in alone_on_their_lines(tree)}
+    guarded = guarded_nodes(tree)
+    found: dict[int, Computing] = {}
+
+    def visit(statements: list[ast.stmt], local: frozenset[str] | None, generator: bool) -> None:
+        for statement in statements:
+            if isinstance(statement, ast.FunctionDef):
+                visit(statement.body, own_names(statement), yields(statement))
+                continue
+            if isinstance(statement, ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            names = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)}
+            returning = isinstance(statement, ast.Return)
+            if (
+                id(statement) in alone
+                and _computable(statement)
+                and not names & declared
+                and not (returning and (generator or local is None or id(statement) in guarded))
+            ):
+                found[statement.lineno] = Computing(statement, local)
+            for block in blocks(statement):
+                visit(block, local, generator)
+
+    visit(tree.body, None, False)
+    return found
+
+
+def _computable(statement: ast.stmt) -> bool:
+    """Whether ``statement`` is one of the module's kinds of line."""
+    if isinstance(statement, ast.Return):
+        return statement.value is not None
+    if isinstance(statement, ast.Assign):
+        return all(_target(t, unpacking=True) for t in statement.targets)
+    if isinstance(statement, ast.AugAssign):
+        return _target(statement.target, unpacking=False)
+    if isinstance(statement, ast.AnnAssign):
+        return statement.value is not None and isinstance(statement.target, ast.Name)
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        method = statement.value.func
+        return isinstance(method, ast.Attribute) and method.attr in MUTATING_ATTRIBUTES
+    return False
+
+
+def _target(target: ast.expr, *, unpacking: bool) -> bool:
+    if isinstance(target, ast.Name):
+        return True
+    if isinstance(target, ast.Subscript):
+        return isinstance(target.value, ast.Name) and not isinstance(target.slice, ast.Slice)
+    if unpacking and isinstance(target, ast.Tuple | ast.List):
+        return all(isinstance(e, ast.Name) for e in target.elts)
+    return False
+
+
+class _Running(Reading):
+    """The evaluator over the values shown, on copies it may change, remembering each name's
+    text as first read so the names a method changed can be told."""
+
+    def __init__(self, values: Values) -> None:
+        super().__init__(values, MUTATING)
+        self.texts: dict[str, str] = {}
+
+    def lookup(self, name: str) -> object:
+        value = copy.deepcopy(self.values[name])
+        self.texts[name] = render_value(value)
+        return value
+
+
+def effects(computing: Computing, values: Values) -> Effects | None:
+    """What a step from ``computing``'s line shows, from ``values`` (the frame's locals on the
+    line); None where that is not known (:mod:`.expressions` refuses the line, or Python
+    would raise)."""
+    running = _Running(values)
+    statement = computing.statement
+    bound: dict[str, object] = {}
+    try:
+        if isinstance(statement, ast.Return):
+            assert statement.value is not None
+            return _returned(running.run(statement.value))
+        if isinstance(statement, ast.Assign | ast.AnnAssign):
+            assert statement.value is not None
+            value = running.run(statement.value)
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            for target in targets:
+                _bind(running, target, value, bound)
+        elif isinstance(statement, ast.AugAssign):
+            load = _loaded(statement.target)
+            value = running.run(ast.BinOp(left=load, op=statement.op, right=statement.value))
+            _bind(running, statement.target, value, bound)
+        elif isinstance(statement, ast.Expr):
+            running.run(statement.value)
+    except Undecided:
+        return None
+    shown: dict[str, str] = {}
+    changed = {
+        name: running.value(name)
+        for name, text in running.texts.items()
+        if name in values.shown and render_value(running.value(name)) != text
+    }
+    for name, value in {**changed, **bound}.items():
+        if not plain(value) or holds_a_set(value):
+            continue
+        shown[name] = render_value(value)
+    return Effects(shown) if shown else None
+
+
+def _returned(value: object) -> Effects | None:
+    if not plain(value) or holds_a_set(value):
+        return None
+    return Effects({}, render_value(value))
+
+
+def _loaded(target: ast.expr) -> ast.expr:
+    """``target`` read instead of stored (``x += 1`` reads ``x``)."""
+    load = copy.copy(target)
+    load.ctx = ast.Load()  # type: ignore[attr-defined]
+    return ast.fix_missing_locations(load)
+
+
+def _bind(running: _Running, target: ast.expr, value: object, bound: dict[str, object]) -> None:
+    """Store ``value`` in ``target`` as Python would (:class:`Undecided` where it raises)."""
+    if isinstance(target, ast.Name):
+        bound[target.id] = value
+        return
+    if isinstance(target, ast.Tuple | ast.List):
+        if not isinstance(value, list | tuple | str) or len(value) != len(target.elts):
+            raise Undecided("unpacking")
+        for part, item in zip(target.elts, value, strict=True):
+            _bind(running, part, item, bound)
+        return
+    assert isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
+    if target.value.id in bound:  # ``b = b[0] = v``: the item goes into the new value
+        raise Undecided("a container bound by the same statement")
+    container = running.run(target.value)
+    key = running.run(target.slice)
+    size = len(container) if isinstance(container, list) else 0
+    listed = isinstance(container, list) and type(key) is int and -size <= key < size
+    if not listed and not (isinstance(container, dict) and not holds_a_set(key)):
+        raise Undecided("item assignment")
+    container[key] = value
+
+
+_BUILDS = (ast.ListComp, ast.SetComp, ast.DictComp)  # frames that return what they built
+
+
+def after_comprehension(computing: Computing, value: object) -> Computing | None:
+    """``computing``'s line once its one comprehension's frame has returned ``value`` (in
+    Python 3.11 a list, set or dict comprehension runs in a frame of its own, which returns
+    what it built): the statement with the comprehension replaced by the value. None where the
+    line has other frames' code besides it (a lambda, a generator, another comprehension)."""
+    frames = (*_BUILDS, ast.Lambda, ast.GeneratorExp)
+    made = [n for n in ast.walk(computing.statement) if isinstance(n, frames)]
+    if len(made) != 1 or not isinstance(made[0], _BUILDS):
+        return None
+    statement = copy.deepcopy(computing.statement)
+    (built,) = [n for n in ast.walk(statement) if isinstance(n, frames)]
+
+    class _Put(ast.NodeTransformer):
+        def visit(self, node: ast.AST) -> ast.AST:
+            if node is built:
+                # a Constant holding the built value: the evaluator hands it back as is
+                return ast.copy_location(ast.Constant(value=cast(Any, value)), node)
+            return self.generic_visit(node)
+
+    return Computing(cast(ast.stmt, _Put().visit(statement)), computing.local)
