@@ -292,7 +292,8 @@ def _first_in(statement: ast.stmt, call: ast.Call) -> bool:
     in it is inside those arguments, around the call (made after it), or after it on the
     line, left to right; with no conditional expression (its test runs before its body), no
     ``:=``, nothing that suspends, and the call not in an assignment's target (the value runs
-    first) nor inside a lambda or a comprehension, which run when something calls them."""
+    first); and no lambda or comprehension on the line, whose frames run when something calls
+    them, and a step into from which would call the function with values of their own."""
     inside = {id(n) for a in [*call.args, *call.keywords] for n in ast.walk(a)}
     nodes, around = _around(statement, call)
     targets = [
@@ -305,8 +306,8 @@ def _first_in(statement: ast.stmt, call: ast.Call) -> bool:
     for node in nodes:
         if isinstance(node, ast.NamedExpr | ast.Yield | ast.YieldFrom | ast.Await | ast.IfExp):
             return False
-        if isinstance(node, _OWN_FRAMES) and (id(node) in around or id(node) in inside):
-            return False
+        if isinstance(node, _OWN_FRAMES):  # a frame of its own on the line, whose steps
+            return False  # into may call the function with its own values
         if not isinstance(node, ast.Call) or node is call or id(node) in around | inside:
             continue
         if (node.lineno, node.col_offset) < end:  # before it, left to right
