@@ -73,7 +73,9 @@ def test_real_trajectories_keep_to_the_rules_and_a_broken_one_is_caught(tmp_path
     assert real["actions"]["breakpoint"]["required"] > 0  # e.g. a function's arguments
     assert real["forbidden_examples"] == []
     broken = _run(_break_one(records), tmp_path / "broken")
-    assert broken["all"]["forbidden"] == 1
-    (example,) = broken["forbidden_examples"]
+    # the changed state; a later step whose values a line computes from the changed history
+    # may then be forbidden too
+    assert broken["all"]["forbidden"] >= 1
+    example = broken["forbidden_examples"][0]
     assert example["action"] in ("step_into", "step_over")
     assert "'changed'" in example["state"]["locals"].values()
