@@ -43,13 +43,10 @@ from neural_debugger.model_backend.branches import (
     own_names,
     plain,
 )
-from neural_debugger.model_backend.expressions import MUTATING_ATTRIBUTES, Rules, holds_a_set
+from neural_debugger.model_backend.expressions import MUTATING, MUTATING_ATTRIBUTES, holds_a_set
 from neural_debugger.model_backend.handed_back import alone_on_their_lines, guarded_nodes
 from neural_debugger.protocol.source_map import yields
 from neural_debugger.tracer.values import render_value
-
-# the predicting rules, and methods that change their receiver
-MUTATING = Rules(strict=True, mutating=True)
 
 
 @dataclass(frozen=True)
@@ -163,16 +160,17 @@ def effects(computing: Computing, values: Values) -> Effects | None:
             running.run(statement.value)
     except Undecided:
         return None
-    shown: dict[str, str] = {}
-    changed = {
-        name: running.value(name)
-        for name, text in running.texts.items()
-        if name in values.shown and render_value(running.value(name)) != text
+    made = dict(bound)  # what the targets took, and the variables a method changed
+    for name, text in running.texts.items():
+        if name in values.shown and name not in bound:
+            value = running.value(name)
+            if render_value(value) != text:
+                made[name] = value
+    shown = {
+        name: render_value(value)
+        for name, value in made.items()
+        if plain(value) and not holds_a_set(value)
     }
-    for name, value in {**changed, **bound}.items():
-        if not plain(value) or holds_a_set(value):
-            continue
-        shown[name] = render_value(value)
     return Effects(shown) if shown else None
 
 

@@ -78,15 +78,6 @@ def _one_iterable_sum(values: Any) -> Any:
     return sum(values)
 
 
-def _isinstance(value: Any, kinds: Any) -> bool:
-    """``isinstance`` against builtin types only (the names of :data:`TYPES`)."""
-    if not (isinstance(kinds, type) and kinds in TYPES.values()) and not (
-        isinstance(kinds, tuple) and all(k in TYPES.values() for k in kinds)
-    ):
-        raise EvaluationError("isinstance takes builtin types here (int, str, list, ...)")
-    return isinstance(value, kinds)
-
-
 BUILTINS: dict[str, Callable[..., Any]] = {
     "len": len,
     "min": min,
@@ -113,7 +104,7 @@ BUILTINS: dict[str, Callable[..., Any]] = {
     "reversed": reversed,
     "enumerate": enumerate,
     "zip": zip,
-    "isinstance": _isinstance,
+    "isinstance": isinstance,  # its types are read by Evaluator._isinstance
 }
 # The builtin types ``isinstance`` may name (where the program binds no such name).
 TYPES: dict[str, type] = {
@@ -162,6 +153,7 @@ class Rules:
 
 HOVER = Rules()
 PREDICTING = Rules(strict=True)
+MUTATING = Rules(strict=True, mutating=True)  # the predicting rules, for a statement's effects
 
 _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,

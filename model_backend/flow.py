@@ -291,9 +291,11 @@ class LineFlow:
         """By line, the own names of the function whose frame runs it (a line not listed:
         the module's or a class body's)."""
         found: dict[int, frozenset[str]] = {}
+        if self._tree is None:
+            return found
         functions = [
             node
-            for node in ast.walk(self._tree or ast.Module(body=[], type_ignores=[]))
+            for node in ast.walk(self._tree)
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         ]  # outer functions first: an inner one's lines are its own
         for function in functions:
