@@ -5,11 +5,13 @@ expressions a client sends; the decoder computes what a line's code makes of the
 state standing on it shows (:mod:`.branches`: which way a head goes; :mod:`.computed`: what an
 assignment binds or a ``return`` returns). Both work on repr texts, not on objects of a
 running program, and neither may ever run code. So expressions are walked node by node with
-:mod:`ast` over values rebuilt by :func:`ast.literal_eval`: names, literals, displays,
-f-strings, operators, comparisons, subscripts and slices, reading attributes and methods of
-plain values (never one starting with ``_``), and a few pure builtins. Anything else (calls of
-other functions, lambdas, comprehensions, imports, assignment) is refused with a message saying
-what is not allowed.
+:mod:`ast` over values rebuilt by :func:`ast.literal_eval`: names, literals, displays (with
+``*`` and ``**``), f-strings, operators, comparisons, subscripts and slices, reading attributes
+and methods of plain values and of the builtin types (``dict.fromkeys``, ``str.maketrans``;
+never one starting with ``_``), a few pure builtins, ``str.format`` (fields read items, never
+attributes), comprehensions and generator expressions, and lambdas handed to a call
+(``sorted(pairs, key=lambda p: p[1])``, ``map(int, digits)``). Anything else (calls of other
+functions, imports, assignment) is refused with a message saying what is not allowed.
 
 A :class:`Rules` says what else holds. The server's (:data:`HOVER`) is the above. The
 decoder's (:data:`PREDICTING`) stands for the program's own run, so it also refuses what the
@@ -20,10 +22,13 @@ calls a builtin only where the program binds no such name. Its ``mutating`` vari
 a list, dict or set method change its receiver (``out.append(x)``), for a statement's effects.
 
 ``eval``, ``exec`` and ``compile`` are never used; sizes are bounded so ``10 ** 10 ** 9`` or
-``'x' * 10 ** 12`` are refused instead of exhausting the server. Sizes are measured through
+``'x' * 10 ** 12`` are refused instead of exhausting the server, and the turns of
+comprehensions and calls of lambdas are counted (:data:`MAX_STEPS`). Sizes are measured through
 nesting (``[[0] * 10 ** 6] * 10 ** 6`` is a trillion items to show or compare, not a million),
 and the operations that can build far more than they are given (joining, replacing, padding with
-``%``, rounding an integer to a negative number of digits) are checked before they run. Codecs
+``%`` or a format, expanding tabs, translating, rounding an integer to a negative number of
+digits) are checked before they run, also where a builtin calls them (``map(str.zfill, ...)``);
+what a lazy iterator (``map``, ``filter``) yields is measured before a call consumes it. Codecs
 are looked up by name and an unknown name makes Python import a module, so only encodings and
 error handlers that need no import are accepted.
 """
@@ -33,8 +38,10 @@ from __future__ import annotations
 import ast
 import operator
 import re
-from collections.abc import Callable, Iterable, Mapping, Sized
+import string
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sized
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, cast
 
 MAX_TEXT = 200_000  # longer repr texts are shown, never rebuilt
@@ -43,6 +50,7 @@ MAX_NODES = 300
 MAX_ITEMS = 1_000_000  # the longest sequence an operator may build
 MAX_BITS = 1_000_000  # the largest integer a power, product or shift may build
 MAX_WIDTH = 10_000  # the widest field or precision a % format may ask for
+MAX_STEPS = 100_000  # comprehension turns and lambda calls in one evaluation
 # Names that Python's codec machinery resolves without importing anything.
 ENCODINGS = frozenset({"utf-8", "utf8", "ascii", "latin-1", "latin1", "utf-16", "utf-32"})
 ERROR_HANDLERS = frozenset(
@@ -105,7 +113,13 @@ BUILTINS: dict[str, Callable[..., Any]] = {
     "enumerate": enumerate,
     "zip": zip,
     "isinstance": isinstance,  # its types are read by Evaluator._isinstance
+    "map": map,
+    "filter": filter,
+    "type": type,  # of one value only (:func:`_check_arguments`)
 }
+# builtins that keep their iterable arguments lazily, as they are; any other call is handed
+# what an iterator yields as a list, measured first
+_LAZY = frozenset({"map", "filter", "zip", "enumerate", "reversed"})
 # The builtin types ``isinstance`` may name (where the program binds no such name).
 TYPES: dict[str, type] = {
     t.__name__: t for t in (str, int, float, bool, list, tuple, dict, set, bytes, type(None))
@@ -131,6 +145,7 @@ READING_ATTRIBUTES = frozenset(
         "rindex", "casefold", "swapcase", "removeprefix", "removesuffix", "istitle",
         "isdecimal", "isnumeric", "isidentifier", "isprintable", "isascii",
         "zfill", "center", "ljust", "rjust",
+        "fromkeys", "maketrans", "translate", "expandtabs", "format",
     }
 )  # fmt: skip
 # Methods of lists, dicts and sets that change their receiver (:attr:`Rules.mutating` only).
@@ -195,8 +210,11 @@ _ALLOWED = (
     ast.Expression, ast.Name, ast.Load, ast.Constant, ast.Attribute, ast.Subscript, ast.Slice,
     ast.Tuple, ast.List, ast.Set, ast.Dict, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare,
     ast.IfExp, ast.Call, ast.keyword, ast.And, ast.Or, ast.JoinedStr, ast.FormattedValue,
+    ast.Starred, ast.Lambda, ast.arguments, ast.arg, ast.ListComp, ast.SetComp, ast.DictComp,
+    ast.GeneratorExp, ast.comprehension, ast.Store,
     *_BINARY, *_UNARY, *_COMPARE,
 )  # fmt: skip
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def parse(expression: str) -> ast.Expression:
@@ -219,11 +237,24 @@ def check(tree: ast.AST, rules: Rules = HOVER) -> None:
     for node in nodes:
         if not isinstance(node, _ALLOWED):
             raise EvaluationError(f"{_describe(node)} is not allowed in an expression here")
+    # nodes are kept by identity (``id`` is an audited builtin, which the server avoids)
+    handed: set[ast.AST] = {a for n in nodes if isinstance(n, ast.Call) for a in n.args}
+    handed |= {k.value for n in nodes if isinstance(n, ast.Call) for k in n.keywords}
+    targets = {
+        part for n in nodes if isinstance(n, ast.comprehension) for part in ast.walk(n.target)
+    }
     for node in nodes:
         if isinstance(node, ast.Attribute):
             _check_attribute(node.attr, rules)
         if isinstance(node, ast.Call):
             _check_call(node, rules)
+        if isinstance(node, ast.Lambda):
+            _check_lambda(node, node in handed)
+        if isinstance(node, ast.comprehension) and node.is_async:
+            raise EvaluationError("async comprehensions are not allowed in an expression here")
+        stored = isinstance(getattr(node, "ctx", None), ast.Store)
+        if stored and (node not in targets or not isinstance(node, ast.Name | ast.Tuple)):
+            raise EvaluationError("only a comprehension's names can be bound in an expression")
 
 
 def _describe(node: ast.AST) -> str:
@@ -257,11 +288,16 @@ def _check_call(node: ast.Call, rules: Rules = HOVER) -> None:
             raise EvaluationError(f"calling {func.id!r} is not allowed; only {listed}")
     elif not isinstance(func, ast.Attribute):
         raise EvaluationError("only builtins and methods of plain values can be called")
-    for keyword in node.keywords:
-        if keyword.arg is None:
-            raise EvaluationError("unpacking (**) is not allowed in an expression here")
-        if keyword.arg == "key":
-            raise EvaluationError("key= needs a function, and functions cannot be written here")
+
+
+def _check_lambda(node: ast.Lambda, handed: bool) -> None:
+    arguments = node.args
+    if not handed:
+        raise EvaluationError("a lambda is allowed only as a call's argument, e.g. key=")
+    if arguments.posonlyargs or arguments.kwonlyargs or arguments.vararg or arguments.kwarg:
+        raise EvaluationError("a lambda here takes plain parameters only")
+    if arguments.defaults:
+        raise EvaluationError("a lambda here takes no default values")
 
 
 class Evaluator:
@@ -277,6 +313,8 @@ class Evaluator:
         self.rules = rules
         self.used: list[str] = []
         self._rebuilt: dict[str, Any] = {}
+        self._scopes: list[dict[str, Any]] = []  # comprehensions' and lambdas' own names
+        self._steps = 0
 
     def evaluate(self, expression: str) -> Any:
         return self.evaluate_node(parse(expression).body)
@@ -306,8 +344,6 @@ class Evaluator:
     def lookup(self, name: str) -> Any:
         """Rebuild variable ``name`` from its text (a subclass may look elsewhere too)."""
         if name not in self.variables:
-            if name in BUILTINS or name in TYPES:
-                raise EvaluationError(f"{name} can only be called, e.g. {name}(x)")
             raise EvaluationError(f"name {name!r} is not a variable at this stop")
         try:
             return rebuild(self.variables[name])
@@ -326,33 +362,167 @@ class Evaluator:
         return node.value
 
     def _Name(self, node: ast.Name) -> Any:
-        return self.value(node.id)
+        for scope in reversed(self._scopes):
+            if node.id in scope:
+                return scope[node.id]
+        builtin = self._builtin(node.id)
+        return self.value(node.id) if builtin is None else builtin
+
+    def _builtin(self, name: str) -> Any:
+        """The builtin function or type ``name`` stands for, where no variable hides it and
+        the rules allow it (``key=len``, ``map(int, digits)``, ``type(x) == list``)."""
+        if name in self.variables or name == "isinstance":
+            return None
+        if self.rules.builtins is not None and name not in self.rules.builtins:
+            return None
+        return BUILTINS.get(name)
+
+    def _items(self, nodes: list[ast.expr]) -> list[Any]:
+        """A display's or a call's items, ``*`` parts unpacked."""
+        out: list[Any] = []
+        for node in nodes:
+            if isinstance(node, ast.Starred):
+                part = self._materialized(self._eval(node.value))
+                self._check_order(part, "unpacking (*)")
+                out.extend(part)
+            else:
+                out.append(self._eval(node))
+            _check_length(out)
+        return out
 
     def _Tuple(self, node: ast.Tuple) -> Any:
-        return tuple(self._eval(e) for e in node.elts)
+        return tuple(self._items(node.elts))
 
     def _List(self, node: ast.List) -> Any:
-        return [self._eval(e) for e in node.elts]
+        return self._items(node.elts)
 
     def _Set(self, node: ast.Set) -> Any:
-        return {self._eval(e) for e in node.elts}
+        return set(self._items(node.elts))
 
     def _Dict(self, node: ast.Dict) -> Any:
-        result = {}
+        result: dict[Any, Any] = {}
         for key, value in zip(node.keys, node.values, strict=True):
-            if key is None:
-                raise EvaluationError("unpacking (**) is not allowed in an expression here")
-            result[self._eval(key)] = self._eval(value)
+            if key is None:  # ``{**a, **b}``
+                part = self._eval(value)
+                if not isinstance(part, dict):
+                    raise EvaluationError("unpacking (**) takes a dict")
+                result.update(part)
+            else:
+                result[self._eval(key)] = self._eval(value)
+            _check_length(result)
         return result
+
+    def _Starred(self, node: ast.Starred) -> Any:
+        raise EvaluationError("unpacking (*) is allowed only in a display or a call")
 
     def _Attribute(self, node: ast.Attribute) -> Any:
         _check_attribute(node.attr, self.rules)
-        value = self._eval(node.value)
+        owner = node.value
+        kind = self._builtin(owner.id) if isinstance(owner, ast.Name) else None
+        value = kind if isinstance(kind, type) else self._eval(owner)  # ``dict.fromkeys``
         try:
             return getattr(value, node.attr)
         except AttributeError:
             kind = type(value).__name__
             raise EvaluationError(f"a {kind} has no attribute {node.attr!r}") from None
+
+    # ---- comprehensions and lambdas ----------------------------------------------------------
+
+    def _step(self) -> None:
+        self._steps += 1
+        if self._steps > MAX_STEPS:
+            raise EvaluationError(f"more than {MAX_STEPS} turns or calls; too long to evaluate")
+
+    def _bind(self, target: ast.expr, value: Any, scope: dict[str, Any]) -> None:
+        if isinstance(target, ast.Name):
+            scope[target.id] = value
+            return
+        assert isinstance(target, ast.Tuple)  # check() admits no other target
+        parts = list(value)
+        if len(parts) != len(target.elts):
+            raise EvaluationError(f"cannot unpack {len(parts)} values into {len(target.elts)}")
+        for part, item in zip(target.elts, parts, strict=True):
+            self._bind(part, item, scope)
+
+    def _turns(
+        self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
+    ) -> list[Any]:
+        """What a comprehension's element (or key and value) is on each turn, in order. The
+        first iterable is read outside the comprehension's own names, as Python reads it."""
+        found: list[Any] = []
+        weight = 0
+        first = self._eval(node.generators[0].iter)
+        scope: dict[str, Any] = {}
+
+        def turn(index: int, iterable: Any) -> None:
+            nonlocal weight
+            generator = node.generators[index]
+            self._check_order(iterable, "a comprehension")
+            for item in self._materialized(iterable):
+                self._step()
+                self._bind(generator.target, item, scope)
+                if not all(self._eval(test) for test in generator.ifs):
+                    continue
+                if index + 1 < len(node.generators):
+                    turn(index + 1, self._eval(node.generators[index + 1].iter))
+                    continue
+                if isinstance(node, ast.DictComp):
+                    made: Any = (self._eval(node.key), self._eval(node.value))
+                else:
+                    made = self._eval(node.elt)
+                weight += _weight(made, MAX_ITEMS - weight) + 1
+                if weight > MAX_ITEMS:
+                    raise EvaluationError("the result would be too large")
+                found.append(made)
+
+        self._scopes.append(scope)
+        try:
+            turn(0, first)
+        finally:
+            self._scopes.pop()
+        return found
+
+    def _ListComp(self, node: ast.ListComp) -> Any:
+        return self._turns(node)
+
+    def _SetComp(self, node: ast.SetComp) -> Any:
+        return set(self._turns(node))
+
+    def _DictComp(self, node: ast.DictComp) -> Any:
+        return dict(self._turns(node))
+
+    def _GeneratorExp(self, node: ast.GeneratorExp) -> Any:
+        return Generated(self._turns(node))
+
+    def _Lambda(self, node: ast.Lambda) -> Any:
+        names = [a.arg for a in node.args.args]
+        scopes = list(self._scopes)
+
+        def call(*values: Any) -> Any:
+            if len(values) != len(names):
+                raise EvaluationError(f"the lambda takes {len(names)} values, not {len(values)}")
+            self._step()
+            saved, self._scopes = self._scopes, [*scopes, dict(zip(names, values, strict=True))]
+            try:
+                return self._eval(node.body)
+            finally:
+                self._scopes = saved
+
+        return call
+
+    def _materialized(self, value: Any) -> Any:
+        """What an iterator yields (a ``map``, a ``filter``, ...), as a list measured as it
+        is made; any other value as it is."""
+        if not isinstance(value, Iterator):
+            return value
+        out: list[Any] = []
+        weight = 0
+        for item in value:
+            weight += _weight(item, MAX_ITEMS - weight) + 1
+            if weight > MAX_ITEMS:
+                raise EvaluationError("the result would be too large")
+            out.append(item)
+        return out
 
     def _Subscript(self, node: ast.Subscript) -> Any:
         value = self._eval(node.value)
@@ -387,7 +557,10 @@ class Evaluator:
         for op, comparator in zip(node.ops, node.comparators, strict=True):
             right = self._eval(comparator)
             identity = isinstance(op, ast.Is | ast.IsNot)
-            if self.rules.strict and identity and left is not None and right is not None:
+            # None, True, False and the builtin types are one object each: `is` reads them
+            single = any(v is None or type(v) is bool for v in (left, right))
+            typed = isinstance(left, type) and isinstance(right, type)
+            if self.rules.strict and identity and not typed and not single:
                 raise EvaluationError("'is' compares the program's objects, not copies")
             if not _COMPARE[type(op)](left, right):
                 return False
@@ -418,20 +591,72 @@ class Evaluator:
         if isinstance(node.func, ast.Name) and node.func.id == "isinstance":
             return self._isinstance(node)
         func = self._callee(node.func)
-        args = [self._eval(a) for a in node.args]
-        keywords = {k.arg: self._eval(k.value) for k in node.keywords if k.arg is not None}
-        for value in (*args, *keywords.values()):
-            _check_length(value)
-        receiver = getattr(func, "__self__", None) if isinstance(node.func, ast.Attribute) else None
+        args = self._items(node.args)
+        keywords: dict[str, Any] = {}
+        for keyword in node.keywords:
+            if keyword.arg is not None:
+                keywords[keyword.arg] = self._eval(keyword.value)
+                continue
+            given = self._eval(keyword.value)  # ``**options``
+            if not isinstance(given, dict) or not all(isinstance(k, str) for k in given):
+                raise EvaluationError("unpacking (**) in a call takes a dict of names")
+            keywords.update(given)
         called = node.func
         name = called.id if isinstance(called, ast.Name) else cast(ast.Attribute, called).attr
-        _check_arguments(name, receiver, args, keywords)
+        unbound = isinstance(called, ast.Attribute) and isinstance(
+            getattr(func, "__self__", None), type
+        )  # ``str.upper(s)``: the first argument is the receiver
+        return self._invoke(name, func, args, keywords, unbound)
+
+    def _invoke(
+        self,
+        name: str,
+        func: Callable[..., Any],
+        args: list[Any],
+        keywords: dict[str, Any],
+        unbound: bool = False,
+    ) -> Any:
+        """Call a builtin, a method or a lambda with its sizes checked first: the one way the
+        evaluator calls anything, also where a builtin calls what it is handed."""
+        if name not in _LAZY:
+            args = [self._materialized(a) for a in args]
+            keywords = {k: self._materialized(v) for k, v in keywords.items()}
+        for value in (*args, *keywords.values()):
+            _check_length(value)
+        receiver = getattr(func, "__self__", None)
+        if isinstance(receiver, type | ModuleType):
+            receiver = None  # a class method (``dict.fromkeys``), or a builtin function
+        if unbound and args:
+            receiver = args[0]
+        given = args[1:] if unbound else args
+        _check_arguments(name, receiver, given, keywords)
         if name not in _ORDER_FREE:
             for value in (receiver, *args, *keywords.values()):
                 self._check_order(value, f"{name}()")
-        result = func(*args, **keywords)
+        args = [self._guarded(a) for a in args]
+        keywords = {k: self._guarded(v) for k, v in keywords.items()}
+        if name == "format" and isinstance(receiver, str):
+            result: Any = _Formatter().vformat(receiver, tuple(given), keywords)
+        else:
+            result = func(*args, **keywords)
         _check_length(result)  # e.g. repr or hex, each a few times longer than what it is given
         return result
+
+    def _guarded(self, value: Any) -> Any:
+        """A function handed to a call (``key=len``, ``map(str.zfill, ...)``), wrapped so
+        that each call it makes goes through :meth:`_invoke`'s checks."""
+        if not callable(value):
+            return value
+        name = getattr(value, "__name__", "")
+        if name == "call":  # a lambda of this evaluator checks its own body
+            return value
+        unbound = not hasattr(value, "__self__") or isinstance(value.__self__, type)
+        unbound = unbound and name not in BUILTINS and name not in ("fromkeys", "maketrans")
+
+        def guarded(*args: Any, **keywords: Any) -> Any:
+            return self._invoke(name, value, list(args), keywords, unbound)
+
+        return guarded
 
     def _isinstance(self, node: ast.Call) -> bool:
         """``isinstance(x, str)``: the second argument names builtin types, not variables."""
@@ -453,7 +678,7 @@ class Evaluator:
 
     def _callee(self, func: ast.expr) -> Callable[..., Any]:
         if isinstance(func, ast.Name):
-            if func.id in self.variables:
+            if func.id in self.variables or any(func.id in scope for scope in self._scopes):
                 raise EvaluationError(f"{func.id} is a variable at this stop, not the builtin")
             return BUILTINS[func.id]
         method = self._eval(func)
@@ -465,6 +690,33 @@ class Evaluator:
         """Refuse, under strict rules, what would read a set's order (see the module)."""
         if self.rules.strict and holds_a_set(value):
             raise EvaluationError(f"{where} would read a set's order, which its text does not keep")
+
+
+class Generated:
+    """A generator expression's items, made when it is evaluated: iterated like the generator,
+    and, like it, no plain value (its text is not a literal)."""
+
+    def __init__(self, items: list[Any]) -> None:
+        self._items = items
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._items)
+
+    def __repr__(self) -> str:
+        return "<generator object <genexpr>>"
+
+
+class _Formatter(string.Formatter):
+    """``str.format``, its fields reading items but never attributes, its widths checked."""
+
+    def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
+        if "." in field_name:
+            raise EvaluationError("a format field may not read attributes here")
+        return super().get_field(field_name, args, kwargs)
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        _check_spec(format_spec)
+        return format(value, format_spec)
 
 
 def holds_a_set(value: object, depth: int = 0) -> bool:
@@ -579,6 +831,22 @@ def _check_arguments(name: str, receiver: Any, args: list[Any], keywords: dict[s
     elif name in _PADDING and isinstance(receiver, str | bytes) and args:
         if isinstance(args[0], int) and args[0] > MAX_ITEMS:
             raise EvaluationError("the result would be too large")
+    elif name == "expandtabs" and isinstance(receiver, str | bytes):
+        size = args[0] if args else keywords.get("tabsize", 8)
+        tabs = receiver.count("\t") if isinstance(receiver, str) else receiver.count(b"\t")
+        if isinstance(size, int) and (size > MAX_WIDTH or len(receiver) + tabs * size > MAX_ITEMS):
+            raise EvaluationError("the result would be too large")
+    elif name == "translate" and isinstance(receiver, str) and args:
+        table = args[0]
+        widest = (
+            max((len(v) for v in table.values() if isinstance(v, str)), default=1)
+            if (isinstance(table, dict))
+            else 1
+        )
+        if len(receiver) * widest > MAX_ITEMS:
+            raise EvaluationError("the result would be too large")
+    elif name == "type" and receiver is None and (len(args) != 1 or keywords):
+        raise EvaluationError("type() here takes one value")
     elif name == "range" and receiver is None:
         if len(args) > 3 or len(range(*args)) > MAX_ITEMS:  # list(range(...)) would build it
             raise EvaluationError(f"a range of more than {MAX_ITEMS} items is too large here")
