@@ -46,6 +46,7 @@ from neural_debugger.model_backend.flow import (
     entry_text,
     expect,
     first_hit,
+    in_the_lines_frame,
     kept_parameters,
 )
 from neural_debugger.protocol import ActionKind, StateKind, parse_trajectory, standalone
@@ -162,10 +163,11 @@ def check_folder(folder: Path, limit: int | None, counts: dict[str, Counter], ba
             tally["variable_kinds"] += any(name in expected.shapes for name in shown_line or ())
             # a step from an ``if``, ``while`` or ``for`` head whose way the values shown fix
             last = states[k - 1]
-            if stepped and last.kind is StateKind.LINE:
+            mine = stepped and in_the_lines_frame(flow, source, states[:k], actions[: k - 1])
+            if mine and last.kind is StateKind.LINE:
                 here = source.by_text.get(last.src or "", [])
                 before = standalone(states[:k], k - 1).locals or {}
-                way = branch_lines(flow, source, states[:k], here, before)
+                way = branch_lines(flow, source, states[:k], actions[: k - 1], here, before)
                 tally["branches"] += way is not None
                 # a line whose effects the values shown fix (what it binds or returns)
                 tally["computed"] += computed_effects(flow, here, before) is not None

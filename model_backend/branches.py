@@ -23,8 +23,16 @@ set's order is its hash table's, which its repr does not fix). Arriving from out
 the loop starts: an empty iterable skips the body, else the body gets the first item. Arriving
 from the loop's body, the item the targets hold is the one just done: the next comes, or, after
 the last, the loop ends. The iterable must be the one the loop started with: none of its names
-is bound in the body, nor, for a list or a dict, mentioned there at all; nor are the targets
-bound in the body, which would hide the item just done.
+is bound in the body, nor, for a list or a dict, changed there (:func:`changed_names`); nor are
+the targets bound in the body, which would hide the item just done.
+
+Where the history shows the loop's current run step by step, the turns it counts fix the way
+instead (:func:`way_after_turns`): after ``done`` turns the next item is the iterable's
+``done``-th, read from the frame's values when the loop started. That needs neither the targets
+nor the items to differ: it holds where an item repeats (``for c in 'hello'``) and where the
+body binds the targets or the iterable's names. A list the iterator goes on reading while the
+body changes it (``for x in xs: xs.append(...)``) is read as Python's list iterator reads it:
+by position, in the list as it is now.
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ from neural_debugger.model_backend.call_sites import bound_names
 from neural_debugger.model_backend.expressions import (
     BUILTINS,
     PREDICTING,
+    READING_ATTRIBUTES,
     TYPES,
     VIEWS,
     EvaluationError,
@@ -46,6 +55,7 @@ from neural_debugger.model_backend.expressions import (
     Rules,
     holds_a_set,
 )
+from neural_debugger.protocol.source_map import yields
 from neural_debugger.tracer.values import (
     CUT_MARKER,
     MAX_VALUE_CHARS,
@@ -59,7 +69,7 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 # a ``for``'s items
 _FRAMES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, *_COMPREHENSIONS)
 _SIMPLE = (bool, int, float, str, bytes, type(None))
-_INDEXED = (str, bytes, list, tuple, dict, *VIEWS)  # iterated in the order their text shows
+_INDEXED = (str, bytes, list, tuple, dict, range, *VIEWS)  # iterated in the order they show
 
 
 class Undecided(Exception):
@@ -85,6 +95,16 @@ class Head:
     # ``for``: the body's lines that other frames' code (functions, lambdas, classes,
     # comprehensions made there) may stand on
     nested: frozenset[int] = frozenset()
+    # ``for``: the body binds a target (hiding the item just done) or a name of the iterable
+    # (so the values shown may no longer be those it was made from)
+    rebinding: bool = False
+    rebound_iterable: bool = False  # ``for``: a name of the iterable is among them
+    generator: bool = False  # in a generator's frame, which resumes with a call of its own
+    # an ``if`` whose body sits on its own line (``if d == 0: t += 1``): the body fires no
+    # line event; "plain" (it binds what it binds and goes on) or "return" (``return X``)
+    inline: str = ""
+    orelse: int | None = None  # the first line of its ``elif`` or ``else``, if any
+    returned: ast.expr | None = None  # an inline ``return X``: ``X``
 
 
 @dataclass(frozen=True)
@@ -94,6 +114,7 @@ class Way:
 
     into: bool
     shown: Mapping[str, str]
+    starts: bool = True  # a ``for``'s loop starts here (its iterable is made); else it goes on
 
 
 def declared_names(tree: ast.Module) -> set[str]:
@@ -112,22 +133,25 @@ def heads(tree: ast.Module) -> dict[int, Head]:
     declared = declared_names(tree)
     found: dict[int, Head] = {}
 
-    def visit(statements: list[ast.stmt], local: frozenset[str] | None, shared: set[str]) -> None:
+    def visit(
+        statements: list[ast.stmt], local: frozenset[str] | None, shared: set[str], made: bool
+    ) -> None:
         for statement in statements:
             head = _head(statement, local, declared, shared)
             if head is not None:
-                found[head.line] = head
+                found[head.line] = replace(head, generator=made)
             if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
                 inner = {n for s in statement.body for n in _nested_names(s)}
-                visit(statement.body, own_names(statement), inner)
+                generator = yields(statement) or isinstance(statement, ast.AsyncFunctionDef)
+                visit(statement.body, own_names(statement), inner, generator)
                 continue
             if isinstance(statement, ast.ClassDef):
-                visit(statement.body, None, shared)
+                visit(statement.body, None, shared, False)
                 continue
             for block in blocks(statement):
-                visit(block, local, shared)
+                visit(block, local, shared, made)
 
-    visit(tree.body, None, {n for s in tree.body for n in _nested_names(s)})
+    visit(tree.body, None, {n for s in tree.body for n in _nested_names(s)}, False)
     return found
 
 
@@ -155,12 +179,18 @@ def _head(
 ) -> Head | None:
     if isinstance(statement, ast.If | ast.While):
         test = statement.test
-        if not statement.body or test.end_lineno != statement.lineno:
-            return None
-        if statement.body[0].lineno == statement.lineno or _names(test) & declared:
+        if not statement.body or test.end_lineno != statement.lineno or _names(test) & declared:
             return None
         line = statement.lineno
-        return Head(line, statement.body[0].lineno, line, test, local)
+        if statement.body[0].lineno != line:
+            return Head(line, statement.body[0].lineno, line, test, local)
+        inline = _inline(statement)
+        if not inline:
+            return None
+        orelse = statement.orelse[0].lineno if statement.orelse else None
+        body = statement.body[0]
+        returned = body.value if isinstance(body, ast.Return) else None
+        return Head(line, line, line, test, local, inline=inline, orelse=orelse, returned=returned)
     if not isinstance(statement, ast.For):
         return None
     names = _target_names(statement.target)
@@ -170,10 +200,9 @@ def _head(
     body_first = statement.body[0].lineno
     if body_first == statement.lineno or (_names(iterable) | set(names)) & declared:
         return None
-    if _stored(statement.body) & (set(names) | _names(iterable)):
-        return None
+    stored = _stored(statement.body)
     end = statement.body[-1].end_lineno or body_first
-    mentioned = {n for s in statement.body for n in _names(s)}
+    changed = changed_names(statement.body)
     tupled = isinstance(statement.target, ast.Tuple)
     nested = {
         line
@@ -191,9 +220,30 @@ def _head(
         names,
         tupled,
         iterable,
-        frozenset(mentioned | shared),
+        frozenset(changed | shared),
         frozenset(nested),
+        rebinding=bool(stored & (set(names) | _names(iterable))),
+        rebound_iterable=bool(stored & _names(iterable)),
     )
+
+
+def _inline(statement: ast.If | ast.While) -> str:
+    """What the body of an ``if`` written on its head's line does: "plain" (simple
+    statements that go on to what follows the ``if``), "return" (``return X`` alone), or ""
+    (anything else: a ``while``, a jump, a body going on past the line)."""
+    body = statement.body
+    if isinstance(statement, ast.While):
+        return ""
+    if not all(s.lineno == s.end_lineno == statement.lineno for s in body):
+        return ""
+    if len(body) == 1 and isinstance(body[0], ast.Return):
+        return "return"
+    jumps = (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Yield, ast.YieldFrom, ast.Await)
+    if any(isinstance(node, jumps) for s in body for node in ast.walk(s)):
+        return ""
+    if any(isinstance(s, ast.Global | ast.Nonlocal | ast.Try) for s in body):
+        return ""
+    return "plain"
 
 
 def unbound_builtins(tree: ast.Module) -> frozenset[str]:
@@ -211,6 +261,8 @@ def outside_its_loop(
     for head in found.values():
         if head.iterable is None or not head.body <= line <= head.loop_end or line in head.nested:
             continue
+        if head.rebinding:  # the targets may show what the body bound, not an item
+            continue
         if not all(name in shown for name in head.targets) or MORE_VARIABLES_KEY in shown:
             continue
         try:
@@ -221,6 +273,69 @@ def outside_its_loop(
         if all(_item_texts(head, item) != done for item in items):
             return True
     return False
+
+
+# builtins that read their arguments and keep no hold on them (the program binds no such name)
+_READING_BUILTINS = frozenset(
+    {"len", "min", "max", "sum", "sorted", "abs", "repr", "round", "any", "all", "bool", "int"}
+    | {"float", "str", "list", "tuple", "set", "dict", "chr", "ord", "divmod", "range", "print"}
+    | {"isinstance", "hash", "format", "ascii", "bin", "hex", "oct", "frozenset", "bytes"}
+)
+
+
+def changed_names(statements: list[ast.stmt]) -> set[str]:
+    """The names whose values the statements may change in place, or hand to what may (a
+    conservative reading: a loop's list or dict that its body only reads is not among them).
+
+    A name counts where it is the root of a stored or deleted item or attribute
+    (``d[k] = v``, ``del xs[0]``, ``grid[i][j] += 1``), the receiver of a method that is not
+    one of the evaluator's reading methods (``xs.append(x)``, ``xs[0].sort()``), an argument of
+    any call but a reading builtin's (``helper(xs)``, ``out.append(xs)``), or a value stored
+    under another name or in a display (``alias = xs``, ``[xs]``), which may change it later."""
+    out: set[str] = set()
+    for node in (n for statement in statements for n in ast.walk(statement)):
+        if isinstance(node, ast.Subscript | ast.Attribute) and isinstance(
+            node.ctx, ast.Store | ast.Del
+        ):
+            out |= _roots(node.value)
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr not in READING_ATTRIBUTES:
+                out |= _roots(func.value)
+            if not (isinstance(func, ast.Name) and func.id in _READING_BUILTINS):
+                given = [*node.args, *(k.value for k in node.keywords)]
+                out |= {name for value in given for name in _roots(value, starred=True)}
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr) and node.value:
+            out |= _roots(node.value)
+        elif isinstance(node, ast.List | ast.Tuple | ast.Set):
+            out |= {name for value in node.elts for name in _roots(value, starred=True)}
+        elif isinstance(node, ast.Dict):
+            out |= {name for value in node.values for name in _roots(value)}
+        elif isinstance(node, ast.Lambda | ast.Yield | ast.YieldFrom | ast.Return):
+            out |= _names(node)  # kept by a function, or handed out of the frame
+    return out
+
+
+def _roots(node: ast.expr | None, starred: bool = False) -> set[str]:
+    """The name ``node`` reaches its value through, where its value is that name's object or a
+    part of it (``xs``, ``xs[0]``, ``d[k][1]``, ``obj.items``); a computed value has none."""
+    while node is not None:
+        if isinstance(node, ast.Name):
+            return {node.id}
+        whole = isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice)
+        if (
+            whole
+            or isinstance(node, ast.Attribute | ast.NamedExpr)
+            or (starred and isinstance(node, ast.Starred))
+        ):
+            node = cast(ast.Subscript | ast.Attribute | ast.NamedExpr | ast.Starred, node).value
+        elif isinstance(node, ast.IfExp):
+            return _roots(node.body, starred) | _roots(node.orelse, starred)
+        elif isinstance(node, ast.BoolOp):
+            return {name for value in node.values for name in _roots(value, starred)}
+        else:
+            return set()
+    return set()
 
 
 def _target_names(target: ast.expr) -> tuple[str, ...] | None:
@@ -440,6 +555,8 @@ def way(head: Head, values: Values, arrived_from: Iterable[int]) -> Way:
     (none: not known)."""
     if head.test is not None:
         return Way(bool(evaluate(head.test, values)), {})
+    if head.rebinding:
+        raise Undecided("the body binds the targets or the iterable's names")
     froms = list(arrived_from)
     inside = [head.body <= n <= head.loop_end for n in froms]
     if MORE_VARIABLES_KEY in values.shown:
@@ -456,10 +573,77 @@ def way(head: Head, values: Values, arrived_from: Iterable[int]) -> Way:
     if not places or (len(items) - 1 in places and len(places) > 1):
         raise Undecided("not an item, or one that repeats")
     if places == [len(items) - 1]:
-        return Way(False, {})
+        return Way(False, {}, starts=False)
     following = {k + 1 for k in places}
     shown = _shown(head, items[following.pop()]) if len(following) == 1 else {}
-    return Way(True, shown)
+    return Way(True, shown, starts=False)
+
+
+def way_after_turns(head: Head, done: int, started: Values, now: Values) -> Way:
+    """Where a ``for`` head leads after its loop's current run went through ``done`` items
+    (:class:`Undecided`: not known): the next item, or past the loop after the last.
+
+    ``started``: the frame's values when the run began, on its first arrival at the head (the
+    iterable is made then); ``now``: its values on this arrival. A list or dict the iterator
+    goes on reading (the iterable itself, or what ``enumerate``, ``zip``, ``reversed`` or a
+    view wraps) and that the body may change is read now, where Python's list iterator reads
+    it: a list named alone, not rebound in the body, by position. Otherwise the items, made
+    when the run began, must hold nothing that code may change meanwhile."""
+    node = head.iterable
+    assert node is not None and done >= 0
+    kept = _kept_names(node)
+    changing = {
+        name for name in _names(node) & head.shared if not _fixed(_value_or_none(started, name))
+    }
+    if changing & kept:
+        if not isinstance(node, ast.Name) or head.rebound_iterable:
+            raise Undecided("the loop's list or dict may change")
+        current = now[node.id]
+        if not isinstance(current, list):
+            raise Undecided("a dict the body may change")
+        items = current  # a list the body changes: read by position, as it is now
+    else:
+        items = items_of(replace(head, shared=frozenset()), started)
+        if changing and not all(_fixed(item) for item in items):
+            raise Undecided("items the body may change")
+    if any(holds_a_set(item) for item in items):
+        raise Undecided("a set")
+    if done >= len(items):
+        return Way(False, {}, starts=done == 0)
+    item = items[done]
+    if head.tuple_target and not (isinstance(item, tuple) and len(item) == len(head.targets)):
+        raise Undecided("unpacking")
+    return Way(True, _shown(head, item), starts=done == 0)
+
+
+def _kept_names(node: ast.expr) -> set[str]:
+    """The names whose objects a loop's iterator goes on reading while the loop runs: the
+    iterable's own, or those ``enumerate``, ``zip``, ``reversed``, ``iter`` or a dict's view
+    wrap (a slice, ``sorted`` or ``list`` copies; a method like ``split`` makes a new value)."""
+    if isinstance(node, ast.Name):
+        return {node.id}
+    if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
+        return _kept_names(node.value)
+    if isinstance(node, ast.IfExp):
+        return _kept_names(node.body) | _kept_names(node.orelse)
+    if isinstance(node, ast.BoolOp):
+        return {name for value in node.values for name in _kept_names(value)}
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in ("enumerate", "zip", "reversed", "iter"):
+            return {name for argument in node.args for name in _kept_names(argument)}
+        if isinstance(func, ast.Attribute) and func.attr in ("items", "keys", "values"):
+            return _kept_names(func.value)
+    return set()
+
+
+def _fixed(value: object) -> bool:
+    """Whether ``value`` holds nothing that code can change in place (no list, dict or set)."""
+    if isinstance(value, list | dict | set):
+        return False
+    if isinstance(value, tuple):
+        return all(_fixed(v) for v in value)
+    return True
 
 
 def _item_texts(head: Head, item: Any) -> tuple[str, ...]:

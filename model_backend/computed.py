@@ -12,8 +12,9 @@ model writes a token, and the decoder fixes it.
 The lines (a statement alone on its line, :func:`.handed_back.alone_on_their_lines`):
 
 * ``NAME = EXPR``, ``a, b = EXPR``, ``x = y = EXPR``, ``NAME: T = EXPR``: the targets' texts;
-* ``NAME += EXPR`` and the other augmented assignments, ``NAME[KEY] = EXPR`` and
-  ``NAME[KEY] += EXPR``: the variable's new text;
+* ``NAME += EXPR`` and the other augmented assignments, ``NAME[KEY] = EXPR``,
+  ``NAME[A:B] = EXPR``, ``NAME[KEY] += EXPR``, ``a[i], a[j] = a[j], a[i]`` and
+  ``del NAME[KEY]``: the variable's new text;
 * ``NAME.append(EXPR)``, ``NAME.pop()``, ``NAME.update(...)``, ... (the methods of lists,
   dicts and sets that change their receiver), alone or as an assignment's value: the
   receiver's new text too;
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import copy
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -63,6 +65,9 @@ class Effects:
 
     shown: dict[str, str]
     returned: str | None = None
+    # every variable the line binds or changes (those of ``shown`` and any not plain): the
+    # line changes no other
+    touched: frozenset[str] = frozenset()
 
 
 def computing_lines(tree: ast.Module) -> dict[int, Computing]:
@@ -108,6 +113,8 @@ def _computable(statement: ast.stmt) -> bool:
     if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
         method = statement.value.func
         return isinstance(method, ast.Attribute) and method.attr in MUTATING_ATTRIBUTES
+    if isinstance(statement, ast.Delete):
+        return all(_item(t) for t in statement.targets)
     return False
 
 
@@ -115,10 +122,15 @@ def _target(target: ast.expr, *, unpacking: bool) -> bool:
     if isinstance(target, ast.Name):
         return True
     if isinstance(target, ast.Subscript):
-        return isinstance(target.value, ast.Name) and not isinstance(target.slice, ast.Slice)
+        return _item(target) and (unpacking or not isinstance(target.slice, ast.Slice))
     if unpacking and isinstance(target, ast.Tuple | ast.List):
-        return all(isinstance(e, ast.Name) for e in target.elts)
+        return all(isinstance(e, ast.Name) or _item(e) for e in target.elts)
     return False
+
+
+def _item(target: ast.expr) -> bool:
+    """``NAME[KEY]`` or ``NAME[A:B]``: an item or a slice of a variable's value."""
+    return isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
 
 
 class _Running(Reading):
@@ -158,6 +170,9 @@ def effects(computing: Computing, values: Values) -> Effects | None:
             _bind(running, statement.target, value, bound)
         elif isinstance(statement, ast.Expr):
             running.run(statement.value)
+        elif isinstance(statement, ast.Delete):
+            for target in statement.targets:
+                _delete(running, cast(ast.Subscript, target))
     except Undecided:
         return None
     made = dict(bound)  # what the targets took, and the variables a method changed
@@ -171,7 +186,7 @@ def effects(computing: Computing, values: Values) -> Effects | None:
         for name, value in made.items()
         if plain(value) and not holds_a_set(value)
     }
-    return Effects(shown) if shown else None
+    return Effects(shown, touched=frozenset(made))
 
 
 def _returned(value: object) -> Effects | None:
@@ -203,11 +218,30 @@ def _bind(running: _Running, target: ast.expr, value: object, bound: dict[str, o
         raise Undecided("a container bound by the same statement")
     container = running.run(target.value)
     key = running.run(target.slice)
+    if isinstance(container, list) and isinstance(key, slice):
+        try:
+            container[key] = list(cast(Any, value))
+        except (TypeError, ValueError) as error:  # not iterable, or an extended slice's size
+            raise Undecided("slice assignment") from error
+        return
     size = len(container) if isinstance(container, list) else 0
     listed = isinstance(container, list) and type(key) is int and -size <= key < size
     if not listed and not (isinstance(container, dict) and not holds_a_set(key)):
         raise Undecided("item assignment")
     container[key] = value
+
+
+def _delete(running: _Running, target: ast.Subscript) -> None:
+    """``del NAME[KEY]`` as Python runs it (:class:`Undecided` where it raises)."""
+    container = running.run(target.value)
+    key = running.run(target.slice)
+    sliced = isinstance(container, list) and (isinstance(key, slice) or type(key) is int)
+    if not sliced and not isinstance(container, dict):
+        raise Undecided("item deletion")
+    try:
+        del container[key]
+    except (IndexError, KeyError, TypeError, ValueError) as error:
+        raise Undecided("item deletion") from error
 
 
 _BUILDS = (ast.ListComp, ast.SetComp, ast.DictComp)  # frames that return what they built
@@ -233,3 +267,79 @@ def after_comprehension(computing: Computing, value: object) -> Computing | None
             return self.generic_visit(node)
 
     return Computing(cast(ast.stmt, _Put().visit(statement)), computing.local)
+
+
+_MAKERS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)
+
+
+@dataclass(frozen=True)
+class Made:
+    """A list, set or dict comprehension alone among the frames its line makes, whose own
+    frame's states the values on its line fix (:func:`comprehension_lines`)."""
+
+    node: ast.ListComp | ast.SetComp | ast.DictComp
+    local: frozenset[str] | None  # the enclosing function's own names (None: the module)
+    free: tuple[str, ...]  # the function's names it reads, which its frame shows, in order
+    targets: tuple[str, ...]  # the names its ``for`` binds, in order
+    tuple_target: bool
+
+
+def comprehension_lines(tree: ast.Module) -> dict[int, Made]:
+    """The lines holding one comprehension and no other frame a line can make (a lambda, a
+    generator expression, another comprehension), written on the line, with one ``for`` whose
+    target is names, in the module or a function that is not nested in another (whose frame
+    would show the outer function's names too) and declares no ``global`` or ``nonlocal``.
+
+    Python 3.11 runs such a comprehension in a frame of its own: its call shows ``.0`` (the
+    iterator over its first iterable, made in the caller) and the function's names it reads;
+    then a line event before its first item and one after each item (the targets bound to
+    it); then its return, what it built."""
+    spans = Counter(
+        line
+        for node in ast.walk(tree)
+        if isinstance(node, _MAKERS)
+        for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)
+    )
+    declared = declared_names(tree)
+    found: dict[int, Made] = {}
+
+    def visit(node: ast.AST, local: frozenset[str] | None, usable: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef):
+                visit(child, own_names(child), usable and local is None)
+                continue
+            if isinstance(child, ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+                visit(child, local, False)
+                continue
+            if isinstance(child, ast.ListComp | ast.SetComp | ast.DictComp) and usable:
+                made = _made(child, local)
+                line = child.lineno
+                if made is not None and spans[line] == 1 and child.end_lineno == line:
+                    found[line] = made
+            visit(child, local, usable)
+
+    visit(tree, None, not declared)
+    return found
+
+
+def _made(
+    node: ast.ListComp | ast.SetComp | ast.DictComp, local: frozenset[str] | None
+) -> Made | None:
+    if len(node.generators) != 1 or node.generators[0].is_async:
+        return None
+    generator = node.generators[0]
+    target = generator.target
+    targets: tuple[str, ...]
+    if isinstance(target, ast.Name):
+        targets, tupled = (target.id,), False
+    elif isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
+        targets, tupled = tuple(cast(ast.Name, e).id for e in target.elts), True
+    else:
+        return None
+    inside = [
+        *generator.ifs,
+        *((node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,)),
+    ]
+    read = {n.id for part in inside for n in ast.walk(part) if isinstance(n, ast.Name)}
+    free = tuple(sorted((read - set(targets)) & local)) if local is not None else ()
+    return Made(node, local, free, targets, tupled)

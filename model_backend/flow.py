@@ -32,7 +32,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from types import CodeType
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from neural_debugger.model_backend.bindings import bound_once
 from neural_debugger.model_backend.branches import (
@@ -45,16 +45,19 @@ from neural_debugger.model_backend.branches import (
     own_names,
     plain,
     way,
+    way_after_turns,
 )
 from neural_debugger.model_backend.call_sites import CallSites
 from neural_debugger.model_backend.computed import (
     Computing,
     Effects,
+    Made,
     after_comprehension,
+    comprehension_lines,
     computing_lines,
     effects,
 )
-from neural_debugger.model_backend.expressions import holds_a_set
+from neural_debugger.model_backend.expressions import VIEWS, holds_a_set
 from neural_debugger.model_backend.handed_back import (
     Appended,
     Copied,
@@ -121,6 +124,24 @@ _REBINDING = (
     "DELETE_GLOBAL",
     "LOAD_FAST_AND_CLEAR",
 )
+# Instructions a line may hold and still run no code but the builtins' own operations on the
+# values it loads (no call, no attribute, no store into an item, no iteration): where those
+# values are plain literals, such a line changes no list or dict it does not rebind.
+_INERT = frozenset(
+    {"NOP", "RESUME", "CACHE", "EXTENDED_ARG", "POP_TOP", "COPY", "SWAP", "PUSH_NULL"}
+    | {"LOAD_FAST", "LOAD_CONST", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_CLOSURE"}
+    | {"STORE_FAST", "STORE_NAME", "STORE_DEREF", "LOAD_FAST_CHECK", "RETURN_VALUE"}
+    | {"COMPARE_OP", "IS_OP", "CONTAINS_OP", "BINARY_OP", "BINARY_SUBSCR", "BUILD_SLICE"}
+    | {"UNARY_NEGATIVE", "UNARY_NOT", "UNARY_INVERT", "UNARY_POSITIVE", "UNPACK_SEQUENCE"}
+    | {"BUILD_TUPLE", "BUILD_LIST", "BUILD_SET", "BUILD_MAP", "BUILD_CONST_KEY_MAP"}
+    | {"LIST_EXTEND", "SET_UPDATE", "LIST_APPEND", "FORMAT_VALUE", "BUILD_STRING"}
+    | {"POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_FALSE"}
+    | {"POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_FORWARD_IF_NOT_NONE"}
+    | {"POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE", "POP_JUMP_IF_FALSE"}
+    | {"POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE", "JUMP_FORWARD"}
+    | {"JUMP_BACKWARD", "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP", "JUMP_BACKWARD_NO_INTERRUPT"}
+)
+_LOADS = frozenset({"LOAD_FAST", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_CLOSURE"})
 _JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs) | frozenset(getattr(dis, "hasjump", ()))
 _STEPS = (ActionKind.STEP_INTO, ActionKind.STEP_OVER)
 _STEPS_ON = (*_STEPS, ActionKind.STEP_RETURN)  # actions that stop at the next return at least
@@ -189,6 +210,10 @@ class LineFlow:
         # than a frame's current line can rebind (None: any, the code reaches frames)
         self._rebound_on: dict[int, set[str]] = {}
         self._rebound_anywhere: set[str] | None = None
+        # a line -> the names it loads, where it holds only :data:`_INERT` instructions
+        # (a line absent: it holds others)
+        self._inert_loads: dict[int, set[str]] = {}
+        self._stirring: set[int] = set()  # lines holding other instructions
         # for each code object of a function: a line -> the variables bound whichever way its
         # line event is reached, and a call event's line -> those bound at that event (None
         # for a module or a class body); and, for each inner function's code (by id), its
@@ -303,6 +328,31 @@ class LineFlow:
             for line in range(function.body[0].lineno, (function.end_lineno or 0) + 1):
                 found[line] = names
         return found
+
+    @functools.cached_property
+    def comprehensions(self) -> dict[int, Made]:
+        """The lines whose comprehension's own frame the values on them fix
+        (:func:`.computed.comprehension_lines`)."""
+        return comprehension_lines(self._tree) if self._tree is not None else {}
+
+    def calls_no_code(self, line: int, made: Made) -> bool:
+        """Whether the calls on ``line`` outside its comprehension ``made`` call builtins the
+        code leaves unbound, or methods, in code that defines no class (whose methods would
+        be the program's own code): no frame of the program runs but the comprehension's."""
+        if self._tree is None:
+            return False
+        inside = set(ast.walk(made.node))
+        classes = any(isinstance(node, ast.ClassDef) for node in ast.walk(self._tree))
+        for node in ast.walk(self._tree):
+            if not isinstance(node, ast.Call) or node.lineno != line or node in inside:
+                continue
+            func = node.func
+            if isinstance(func, ast.Name) and func.id in self.call_sites.builtins_kept:
+                continue
+            if isinstance(func, ast.Attribute) and not classes:
+                continue
+            return False
+        return True
 
     @functools.cached_property
     def computing(self) -> dict[int, Computing]:
@@ -575,6 +625,35 @@ class LineFlow:
             for unit in self._on_line.get(line, ())
         }
         return kinds.pop() if len(kinds) == 1 else None
+
+    def unbound_by_the_way(self, lines: Iterable[int]) -> frozenset[str] | None:
+        """Names a step from ``lines`` may bind or unbind besides what their statement does:
+        those any code may (cells, globals, ...), those the lines' instructions do, and every
+        ``except ... as`` name, which Python deletes where its handler ends (None: any name,
+        the code reaches frames)."""
+        if self._rebound_anywhere is None:
+            return None
+        rebound = self._rebound_anywhere.union(*(self._rebound_on.get(n, ()) for n in lines))
+        return frozenset(rebound | self._handler_names)
+
+    @functools.cached_property
+    def _handler_names(self) -> frozenset[str]:
+        if self._tree is None:
+            return frozenset()
+        return frozenset(
+            node.name
+            for node in ast.walk(self._tree)
+            if isinstance(node, ast.ExceptHandler) and node.name
+        )
+
+    def makes_frames(self, lines: Iterable[int]) -> bool:
+        """Whether a comprehension's or a lambda's code has instructions on any of ``lines``
+        (frames of their own, which a line state on such a line may stand in)."""
+        return any(
+            self._unit_names[unit] in _ANONYMOUS
+            for line in lines
+            for unit in self._on_line.get(line, ())
+        )
 
     def heads(self, line: int) -> bool:
         """Whether a function's or a class's code starts on ``line`` (its ``def`` or ``class``
@@ -862,14 +941,29 @@ class LineFlow:
         if self._rebound_anywhere is None or not lines:
             return frozenset()
         rebound = self._rebound_anywhere.union(*(self._rebound_on.get(n, ()) for n in lines))
+        inert = self._inert(lines, shown)
         return frozenset(
             name
             for name, value in shown.items()
             if name not in rebound
             and name not in (DIFF_MARKER_KEY, MORE_VARIABLES_KEY)
             and value is not None
-            and _immutable_literal(value)
+            and (_immutable_literal(value) or (inert and _literal(value)))
         )
+
+    def _inert(self, lines: list[int], shown: Mapping[str, str | None]) -> bool:
+        """Whether each of ``lines`` runs no code but the builtins' operations on plain values
+        (:data:`_INERT`), every name it loads shown as a literal: then a list or a dict it does
+        not rebind keeps its value too (``count += 1``, ``if d == 0: t += 1``)."""
+        for line in lines:
+            loads = self._inert_loads.get(line)
+            if loads is None:
+                return False
+            for name in loads:
+                value = shown.get(name)
+                if value is None or not _literal(value):
+                    return False
+        return True
 
     def _read_rebinding(self, units: list[tuple[CodeType, dis.Bytecode]]) -> None:
         """Which variables each line binds or unbinds, and which any code can (see
@@ -880,6 +974,9 @@ class LineFlow:
                 return
             anywhere |= set(unit.co_cellvars) | set(unit.co_freevars)
             for ins in bytecode:
+                line = ins.positions.lineno if ins.positions else None
+                if line is not None:
+                    self._note_inert(line, ins)
                 if not ins.opname.startswith(_REBINDING):
                     continue
                 if ins.opname in ("STORE_NAME", "DELETE_NAME"):
@@ -894,6 +991,17 @@ class LineFlow:
                 else:
                     self._rebound_on.setdefault(line, set()).update(names)
         self._rebound_anywhere = anywhere
+
+    def _note_inert(self, line: int, ins: dis.Instruction) -> None:
+        if line in self._stirring:
+            return
+        if ins.opname not in _INERT:
+            self._stirring.add(line)
+            self._inert_loads.pop(line, None)
+            return
+        loads = self._inert_loads.setdefault(line, set())
+        if ins.opname in _LOADS:
+            loads.add(str(ins.argval))
 
     def _names_of(self, units: set[int]) -> frozenset[str] | None:
         found: set[str] = set()
@@ -1557,6 +1665,19 @@ def _made_on(units: list[tuple[CodeType, dis.Bytecode]]) -> dict[int, int]:
 
 
 @functools.lru_cache(maxsize=4096)
+def _literal(text: str) -> bool:
+    """Whether ``text`` renders a plain literal value (no object a program's code defines:
+    its operations are the builtins' own)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+@functools.lru_cache(maxsize=4096)
 def _immutable_literal(text: str) -> bool:
     """Whether ``text`` renders an immutable value: a literal of numbers, strings, bytes,
     bools and None, alone or in tuples (a cut value is no literal). Cached: a session asks
@@ -1690,6 +1811,7 @@ def _changes(diff: Mapping[str, str | None], before: Mapping[str, str | None]) -
     return True
 
 
+_UNSETTLED = frozenset({StateKind.CALL, StateKind.EXCEPTION})  # what a body on the line may do
 _SHOWN_AT = tuple(k for k in StateKind if not k.is_inverse and not k.is_exit)
 # Line states (their locals may be a diff) and call states (their locals are the frame's inputs).
 LINE_KINDS = frozenset({StateKind.LINE, StateKind.INV_LINE, StateKind.INV_LINE_CALL})
@@ -1760,6 +1882,16 @@ def expect(
         call_fixed=_passed(flow, source, states, action, here),
         call_likely=flow.likely_by_call_text(source.lines),
     )
+    made = _comprehension_call(flow, source, states, actions, action)
+    if made is not None:  # a comprehension's call: exactly the names it shows, as fixed
+        text, shown = made
+        keys = frozenset(shown)
+        forward = replace(
+            forward,
+            call_names={**forward.call_names, text: keys},
+            call_required={**forward.call_required, text: keys},
+            call_fixed={**forward.call_fixed, text: shown},
+        )
     if action.kind in _STEPS_ON and not _top_frame_returned(flow, source, states, here):
         # a run ends (but by the tracer's limits) only after its top frame's return event
         ended = dict.fromkeys((StateKind.EXIT_NORMAL, StateKind.EXIT_ERROR), frozenset[str]())
@@ -1798,7 +1930,13 @@ def _return_shapes(
     here = source.by_text.get(last.src or "", [])
     returned = stepped and last.kind in (StateKind.LINE, StateKind.CALL)
     raised = not returned or bool(flow.reraising_lines.intersection(here))
-    return flow.return_shapes(source.lines, entry_text(states), raised)
+    shapes = flow.return_shapes(source.lines, entry_text(states), raised)
+    # on a line making frames of its own, a return may be a comprehension's or a lambda's
+    return {
+        text: shape
+        for text, shape in shapes.items()
+        if not flow.makes_frames(source.by_text.get(text, []))
+    }
 
 
 def _defined_in_the_frame(flow: LineFlow, source: SourceMap, expected: Expected) -> Expected:
@@ -2089,11 +2227,19 @@ def _expect_forward(
                 shown = names is not None and target in names and len(names) < MAX_VARIABLES
                 if shown and not last.value.startswith("<module "):  # hidden at the top level
                     required |= {target}
-        built = None if returning else _after_comprehension(flow, states, actions, callers)
-        if built is not None:  # what the line computes once its comprehension returned
+        built, way = (
+            (None, None) if returning else _after_frames(flow, source, states, actions, callers)
+        )
+        if built is not None:  # what the line computes once the frames it made returned
             returned, fixed = built.returned, built.shown
             if names is not None and len(names) < MAX_VARIABLES:
                 required |= {name for name in fixed if name in names}
+        if way is not None and stepping:  # where the head they were made on leads
+            lines[StateKind.LINE] = way.texts
+            lines[StateKind.RETURN] = lines[StateKind.EXCEPTION] = frozenset()
+            fixed = {**fixed, **way.shown}
+            if names is not None and len(names) < MAX_VARIABLES:
+                required |= {name for name in way.shown if name in names}
         return Expected(
             lines,
             diff=False,
@@ -2113,6 +2259,9 @@ def _expect_forward(
         return Expected(lines, diff=False, names=names, call_names=call_names, required=required)
     if action.kind not in _STEPS or last.kind not in (StateKind.LINE, StateKind.CALL):
         return Expected(lines, call_names=call_names)
+    inside = _in_comprehension(flow, source, states, actions)
+    if inside is not None:  # a comprehension's own frame, its turns fixed
+        return replace(inside, call_names=call_names)
     # a diff holds what the frame has bound at the next line, and what it had (now unbound)
     kept: frozenset[str] = frozenset()
     before = standalone(states, len(states) - 1).locals or {}
@@ -2156,23 +2305,62 @@ def _expect_forward(
     else:
         names |= had
     lined = last.kind is StateKind.LINE
-    computed = computed_effects(flow, here, before) if lined else None
+    # a line making frames of its own (a lambda's, a comprehension's): the rules below read the
+    # line's own frame, and a step into may enter those frames before the line's end
+    mine = lined and in_the_lines_frame(flow, source, states, actions)
+    entering = lined and action.kind is ActionKind.STEP_INTO and flow.makes_frames(here)
+    calls = lines.get(StateKind.CALL)
+    computed = computed_effects(flow, here, before) if mine else None
     fixed = _copied(flow, here, before) if lined else {}
     if computed is not None:  # what the line computes; a copy's own rule agrees, and knows
         fixed = {**computed.shown, **fixed}  # cut values too
-    branch = branch_lines(flow, source, states, here, before) if lined else None
-    if branch is not None:  # a head whose way the values shown fix: only that way's lines
-        way_texts, way_shown = branch
+    branch = branch_lines(flow, source, states, actions, here, before) if mine else None
+    if branch is not None and branch.returns:  # ``if TEST: return X``, its test holding
+        nothing = frozenset[str]()
+        lines = {StateKind.CALL: nothing, StateKind.LINE: nothing, StateKind.EXCEPTION: nothing}
+        lines[StateKind.RETURN] = _texts(source, here)
+    elif branch is not None:  # a head whose way the values shown fix: only that way's lines,
+        # where nothing changes but the targets of a ``for`` entering its body (the body of
+        # an ``if`` on its own line runs too: what it calls, binds or raises the model writes)
+        previous = lines
         lines = dict.fromkeys((StateKind.CALL, StateKind.RETURN, StateKind.EXCEPTION), frozenset())
-        lines[StateKind.LINE] = way_texts
-        fixed = {**fixed, **way_shown}
+        lines[StateKind.LINE] = branch.texts
+        if branch.binding is None:  # the body may call or raise, as the line allowed before
+            for kind in _UNSETTLED:
+                if kind in previous:
+                    lines[kind] = previous[kind]
+                else:
+                    del lines[kind]
+        fixed = {**fixed, **branch.shown}
+        loose = flow.unbound_by_the_way(here)
+        if MORE_VARIABLES_KEY not in before and branch.binding is not None and loose is not None:
+            still = frozenset(before) - branch.binding - loose
+            unchanged = dict.fromkeys(branch.texts, still)
+            names = frozenset(before) | branch.binding
     returned = _returned(flow, here, before) if last.kind is StateKind.LINE else None
     if returned is None and computed is not None:
         returned = computed.returned
+    if returned is None and branch is not None:
+        returned = branch.value
     if returned is not None:  # ``return total``: the frame returns it there, nothing else
         nothing = frozenset[str]()
         lines = {StateKind.CALL: nothing, StateKind.LINE: nothing, StateKind.EXCEPTION: nothing}
         lines[StateKind.RETURN] = _texts(source, here)
+    elif computed is not None:  # it runs no code of the program's and raises nothing, and
+        # changes nothing but what it binds or changes
+        lines = {**lines, StateKind.CALL: frozenset(), StateKind.EXCEPTION: frozenset()}
+        loose = flow.unbound_by_the_way(here)
+        if MORE_VARIABLES_KEY not in before and loose is not None:
+            still = _untouched(before, computed.touched) - loose
+            for text in lines.get(StateKind.LINE, frozenset()):
+                unchanged = {**unchanged, text: unchanged.get(text, frozenset()) | still}
+    if branch is not None and not branch.starts:
+        entering = False  # a loop going on makes no frame of its iterable's again
+    if entering and (branch is not None or returned is not None or computed is not None):
+        # the line's frames first
+        lines = {k: v for k, v in lines.items() if k is not StateKind.CALL}
+        if calls is not None:
+            lines[StateKind.CALL] = calls
     return Expected(
         lines,
         diff=True,
@@ -2217,37 +2405,173 @@ def branch_lines(
     flow: LineFlow,
     source: SourceMap,
     states: tuple[State, ...],
+    actions: tuple[Action, ...],
     here: list[int],
     before: Mapping[str, str | None],
-) -> tuple[frozenset[str], dict[str, str]] | None:
+) -> Branch | None:
     """Where a step from a branch head goes, where the values it shows fix it
     (:mod:`.branches`): the texts of the lines it can reach, and the values a ``for``'s
-    targets show there; None where any line ``here`` is no head, or its way is open."""
+    targets show there; None where any line ``here`` is no head, or its way is open. A
+    ``for``'s way is read from the turns the history counts where it shows the loop's run
+    (:func:`loop_turns`), else from the item its targets hold."""
     heads = flow.branch_heads
     if not here or any(line not in heads for line in here):
         return None
     last, arrived = states[-1], list[int]()
     if len(states) > 1 and last.diff and states[-2].kind in (StateKind.LINE, StateKind.CALL):
         arrived = source.by_text.get(states[-2].src or "", [])  # a diff: the same frame
+    constants, builtins = flow.module_constants.literals, flow.call_sites.builtins_kept
     texts: set[str] = set()
     shown: list[Mapping[str, str]] = []
+    binding: set[str] | None = set()
+    returning: list[Head] = []  # heads whose way is their own line's ``return``
+    starts = False
     for line in here:
         head = heads[line]
-        values = Values(
-            before, flow.module_constants.literals, flow.call_sites.builtins_kept, head.local
-        )
+        values = Values(before, constants, builtins, head.local)
+        turns = loop_turns(source, states, actions, head) if head.iterable is not None else None
         try:
-            found = way(head, values, arrived)
+            if turns is None:
+                found = way(head, values, arrived)
+            else:
+                done, start = turns
+                started = Values(standalone(states, start).locals or {}, constants, builtins,
+                                 head.local)  # fmt: skip
+                found = way_after_turns(head, done, started, values)
         except Undecided:
             return None
         following = flow.following(line, normally=True) or frozenset()
-        reached = {head.body} if found.into else following - {head.body}
+        if head.inline:  # the body runs on the head's own line
+            if found.into and head.inline == "return":
+                returning.append(head)
+                continue
+            if found.into:
+                binding = None  # what the body binds, the model writes
+                reached = set(following) - {head.orelse} if head.orelse else set(following)
+            else:
+                reached = {head.orelse} if head.orelse else set(following)
+        else:
+            reached = {head.body} if found.into else set(following - {head.body})
         if not reached or not reached <= following:
             return None
         texts |= _texts(source, reached)
         shown.append(found.shown)
+        starts = starts or found.starts
+        if binding is not None:
+            binding |= set(head.targets) if found.into else set()
+    if returning and (texts or len(returning) < len(here)):
+        return None  # a return on some lines the state may stand on, a line on others
     same = all(s == shown[0] for s in shown)
-    return frozenset(texts), dict(shown[0]) if same else {}
+    value = _inline_return(returning, before, constants, builtins) if returning else None
+    return Branch(
+        frozenset(texts),
+        dict(shown[0]) if same and shown else {},
+        None if binding is None else frozenset(binding),
+        returns=bool(returning),
+        value=value,
+        starts=starts or bool(returning),
+    )
+
+
+def _inline_return(
+    heads: list[Head],
+    before: Mapping[str, str | None],
+    constants: Mapping[str, object],
+    builtins: frozenset[str],
+) -> str | None:
+    """The value ``if TEST: return X`` returns, where the values shown compute it (the same
+    on every line the state may stand on; None: not known)."""
+    found: set[str] = set()
+    for head in heads:
+        returned = head.returned
+        try:
+            value = (
+                None
+                if returned is None
+                else evaluate(returned, Values(before, constants, builtins, head.local))
+            )
+        except Undecided:
+            return None
+        if not plain(value) or holds_a_set(value):
+            return None
+        found.add(render_value(value))
+    return found.pop() if len(found) == 1 else None
+
+
+@dataclass(frozen=True)
+class Branch:
+    """Where a step from a branch head whose way is fixed goes (:func:`branch_lines`).
+
+    A head's test or iterable is what the evaluator computed, which binds nothing, so the step
+    changes no variable but a ``for``'s targets as it enters the body."""
+
+    texts: frozenset[str]  # the lines it can reach
+    shown: dict[str, str]  # the values a ``for``'s targets show there
+    binding: frozenset[str] | None  # the only names the step may bind (None: not known)
+    returns: bool = False  # ``if TEST: return X`` with its test holding: the frame returns
+    value: str | None = None  # what it returns, where the values shown compute it
+    starts: bool = True  # the head's expression runs (a ``for`` going on makes no iterable)
+
+
+def loop_turns(
+    source: SourceMap, states: tuple[State, ...], actions: tuple[Action, ...], head: Head
+) -> tuple[int, int] | None:
+    """How far the run of the ``for`` loop whose head the last state stands on has gone, where
+    the history shows it whole: the turns it made (its earlier arrivals at the head since it
+    began) and the index of the state where it began (the frame's first arrival at the head
+    since it stood outside the loop, or since its call). None where the history leaves it
+    open: a jump or a step out on the way, a window that starts within the run, a line whose
+    text other lines share, or a generator's frame (it resumes with a call of its own).
+
+    Walking back from the last state, the frame's own states are those at its depth: a return
+    seen there is a frame below returning (entered by a call further back), and a call there
+    is the frame's own."""
+    if head.generator or len(actions) != len(states) - 1:
+        return None
+    done, start, depth = 0, len(states) - 1, 0
+    for k in range(len(states) - 2, -1, -1):
+        state, action = states[k], actions[k]
+        stepped = action.kind in _STEPS or (
+            action.kind is ActionKind.STEP_RETURN and state.kind in (StateKind.LINE, StateKind.CALL)
+        )
+        if not stepped:
+            return None
+        if state.kind is StateKind.RETURN:
+            depth += 1
+            continue
+        if state.kind is StateKind.CALL:
+            if depth == 0:
+                return done, start  # the frame's call: the loop began in this call
+            depth -= 1
+            continue
+        if depth > 0:
+            continue
+        if state.kind not in (StateKind.LINE, StateKind.EXCEPTION):
+            return None
+        lines = source.by_text.get(state.src or "", [])
+        if lines and all(n == head.line for n in lines) and state.kind is StateKind.LINE:
+            done, start = done + 1, k
+        elif lines and all(head.body <= n <= head.loop_end for n in lines):
+            continue  # the loop's body
+        elif lines and all(not head.line <= n <= head.loop_end for n in lines):
+            return done, start  # the frame stood outside the loop: the run began after it
+        else:
+            return None
+    return None
+
+
+def in_the_lines_frame(
+    flow: LineFlow, source: SourceMap, states: tuple[State, ...], actions: tuple[Action, ...]
+) -> bool:
+    """Whether the last state stands in the frame its line's statement runs in, not in a
+    frame the line made (a lambda's or a comprehension's, on the same line): the frame the
+    rules reading a line's statement (:func:`computed_effects`, :func:`branch_lines`) are
+    about. Where the line makes such frames the history must tell."""
+    here = source.by_text.get(states[-1].src or "", [])
+    if not flow.makes_frames(here):
+        return True
+    located = _seen(source, states, actions)
+    return located is not None and _anonymous_frame(flow, located, _landed(actions)) is False
 
 
 def computed_effects(
@@ -2267,11 +2591,11 @@ def computed_effects(
         result = effects(computing, values)
         if result is None:
             return None
-        results.add((tuple(sorted(result.shown.items())), result.returned))
+        results.add((tuple(sorted(result.shown.items())), result.returned, result.touched))
     if len(results) != 1:
         return None
-    shown, returned = results.pop()
-    return Effects(dict(shown), returned)
+    shown, returned, touched = results.pop()
+    return Effects(dict(shown), returned, touched)
 
 
 def _returned(flow: LineFlow, here: list[int], before: Mapping[str, str | None]) -> str | None:
@@ -2280,6 +2604,135 @@ def _returned(flow: LineFlow, here: list[int], before: Mapping[str, str | None])
     shown whole, or the literal's text (None: not such a line, or not known)."""
     copied = _alike(flow.returns, here)
     return None if copied is None else _value_of(copied, before)
+
+
+def _comprehension_on(
+    flow: LineFlow, source: SourceMap, text: str | None
+) -> tuple[int, Made] | None:
+    """The comprehension of the one line ``text`` stands for (:attr:`LineFlow.comprehensions`)."""
+    lines = source.by_text.get(text or "", [])
+    if len(lines) != 1 or lines[0] not in flow.comprehensions:
+        return None
+    return lines[0], flow.comprehensions[lines[0]]
+
+
+def _iterated(made: Made, values: Values) -> object:
+    """The value a comprehension's first iterable takes (:class:`Undecided`: not known, or one
+    whose items or iterator the tracer does not show as this module reads them)."""
+    node = made.node.generators[0].iter
+    first = evaluate(node, values)
+    if not isinstance(first, (str, bytes, list, tuple, dict, range, *VIEWS)):
+        raise Undecided("an iterable of another kind")
+    if holds_a_set(first):
+        raise Undecided("a set")
+    # Python's compiler makes a list display iterated there a tuple (a constant, if it can)
+    return tuple(cast(list[object], first)) if isinstance(node, ast.List) else first
+
+
+def _comprehension_call(
+    flow: LineFlow,
+    source: SourceMap,
+    states: tuple[State, ...],
+    actions: tuple[Action, ...],
+    action: Action,
+) -> tuple[str, dict[str, str]] | None:
+    """A step into from a line whose comprehension is the only frame it can enter: the call
+    state of that comprehension's frame shows ``.0``, the iterator over its first iterable
+    (computed from the caller's values), and the function's names it reads, as the caller
+    has them. None where the line is no such line or the values do not tell."""
+    last = states[-1]
+    if action.kind is not ActionKind.STEP_INTO or last.kind is not StateKind.LINE:
+        return None
+    found = _comprehension_on(flow, source, last.src)
+    if found is None or not in_the_lines_frame(flow, source, states, actions):
+        return None
+    line, made = found
+    entered = flow.call_sites.entered_from([line])
+    if not (entered is not None and entered <= {line}) and not flow.calls_no_code(line, made):
+        return None  # the line may call the program's code (first)
+    before = standalone(states, len(states) - 1).locals or {}
+    values = Values(
+        before, flow.module_constants.literals, flow.call_sites.builtins_kept, made.local
+    )
+    try:
+        first = _iterated(made, values)
+    except Undecided:
+        return None
+    shown = {".0": render_value(iter(first))}  # type: ignore[call-overload]
+    for name in made.free:
+        text = before.get(name)
+        if text is None or MORE_VARIABLES_KEY in before:
+            return None
+        shown[name] = text
+    return source.lines[line - 1], shown
+
+
+def _in_comprehension(
+    flow: LineFlow, source: SourceMap, states: tuple[State, ...], actions: tuple[Action, ...]
+) -> Expected | None:
+    """A step in a comprehension's own frame (:attr:`LineFlow.comprehensions`) whose call the
+    history shows, the caller's line state just before it: after the call, a line event with
+    nothing bound; after the ``k``-th line event, one with the targets bound to the ``k``-th
+    item; after the last, its return, what it built. Items and value are computed from the
+    caller's values (the whole comprehension evaluates, so no other code runs in it)."""
+    last = states[-1]
+    found = _comprehension_on(flow, source, last.src)
+    if found is None:
+        return None
+    _, made = found
+    call = len(states) - 1
+    while call > 0 and states[call].kind is StateKind.LINE and states[call].src == last.src:
+        call -= 1
+    if states[call].kind is not StateKind.CALL or states[call].src != last.src or call == 0:
+        return None
+    caller = states[call - 1]
+    if caller.kind is not StateKind.LINE or caller.src != last.src:
+        return None
+    if any(a.kind not in _STEPS for a in actions[call - 1 :]):
+        return None
+    before = standalone(states, call - 1).locals or {}
+    constants, builtins = flow.module_constants.literals, flow.call_sites.builtins_kept
+    values = Values(before, constants, builtins, made.local)
+    try:
+        items = list(_iterated(made, values))  # type: ignore[call-overload]
+        built = evaluate(made.node, values)
+    except Undecided:
+        return None
+    turns = len(states) - 1 - call  # the frame's line events so far
+    text = frozenset({last.src or ""})
+    nothing = frozenset[str]()
+    if turns > len(items):  # all done: it returns what it built
+        value = render_value(built) if plain(built) and not holds_a_set(built) else None
+        lines = {StateKind.CALL: nothing, StateKind.LINE: nothing, StateKind.EXCEPTION: nothing}
+        return Expected({**lines, StateKind.RETURN: text}, returned=value)
+    shown: dict[str, str] = {}
+    if turns > 0:
+        item = items[turns - 1]
+        parts = item if made.tuple_target else (item,)
+        if made.tuple_target and not (isinstance(item, tuple) and len(item) == len(made.targets)):
+            return None
+        shown = {name: render_value(part) for name, part in zip(made.targets, parts, strict=True)}
+    frame = standalone(states, len(states) - 1).locals or {}
+    names = frozenset(made.targets)
+    lines = {StateKind.CALL: nothing, StateKind.RETURN: nothing, StateKind.EXCEPTION: nothing}
+    return Expected(
+        {**lines, StateKind.LINE: text},
+        diff=True,
+        names=names,
+        before=frame,
+        fixed=shown,
+        required=_changed(shown, frame, names),
+    )
+
+
+def _untouched(before: Mapping[str, str | None], touched: frozenset[str]) -> frozenset[str]:
+    """The variables of ``before`` a computed line leaves as they are: all but those it binds
+    or changes, and but any showing the same text as one it changes in place (which may be
+    the same list or dict under another name; another text is surely another object)."""
+    changed_texts = {before.get(name) for name in touched} - {None}
+    return frozenset(
+        name for name, text in before.items() if name not in touched and text not in changed_texts
+    )
 
 
 def _changed(
@@ -2558,42 +3011,71 @@ def _seen(
     return located
 
 
-def _after_comprehension(
-    flow: LineFlow, states: tuple[State, ...], actions: tuple[Action, ...], callers: list[int]
-) -> Effects | None:
-    """What the caller's line computes (:mod:`.computed`) once the comprehension whose return
-    is the last state handed its value back: from the caller's locals on its call, which the
-    history shows on the state before the comprehension's call (its steps seen one by one).
-    None where the line is not such a line, the history skipped, or the value is not known."""
-    last = states[-1]
-    if last.value is None or not callers:
-        return None
-    depth, call = 0, None
+def _line_start(
+    states: tuple[State, ...], actions: tuple[Action, ...], callers: list[int], source: SourceMap
+) -> int | None:
+    """The index of the caller's line state that the frames returning to it were made on (a
+    lambda's, a comprehension's, a generator expression's: the last state is the return of
+    the last of them), where the history shows them one step at a time and none raised. None
+    otherwise."""
+    depth = 0
     for k in range(len(states) - 1, 0, -1):
         if actions[k - 1].kind not in _STEPS:
             return None
-        depth += {StateKind.RETURN: 1, StateKind.CALL: -1}.get(states[k].kind, 0)
-        if depth == 0:
-            call = k
-            break
-    if call is None or states[call - 1].kind is not StateKind.LINE:
-        return None
-    if any(state.kind is StateKind.EXCEPTION for state in states[call:]):
-        return None  # it may have ended by the exception, not returned what it built
-    if states[call - 1].src != last.src or states[call].src != last.src:
-        return None  # the comprehension runs on its caller's line
+        kind = states[k].kind
+        if kind is StateKind.EXCEPTION:
+            return None  # a frame may have ended by the exception, not returned
+        depth += {StateKind.RETURN: 1, StateKind.CALL: -1}.get(kind, 0)
+        if depth < 0:
+            return None
+        start = states[k - 1]
+        if depth == 0 and start.kind is StateKind.LINE:
+            on = set(source.by_text.get(start.src or "", []))
+            return k - 1 if on and on <= set(callers) and start.src == states[-1].src else None
+    return None
+
+
+def _after_frames(
+    flow: LineFlow,
+    source: SourceMap,
+    states: tuple[State, ...],
+    actions: tuple[Action, ...],
+    callers: list[int],
+) -> tuple[Effects | None, Branch | None]:
+    """What the caller's line computes (:mod:`.computed`), or where its branch head leads
+    (:func:`branch_lines`), once the frames it made returned (the last state is the last
+    one's return): from the caller's locals on the line before its first frame was called.
+    A list, set or dict comprehension alone on the line hands back what it built, which stands
+    in for it where the rest of the line is computed without it."""
+    start = _line_start(states, actions, callers, source)
+    if start is None:
+        return None, None
+    before = standalone(states, start).locals or {}
+    constants, builtins = flow.module_constants.literals, flow.call_sites.builtins_kept
+    branch = branch_lines(flow, source, states[: start + 1], actions[:start], callers, before)
     computing = _alike(flow.computing, callers)
-    try:
-        value = literal(last.value)
-    except Undecided:
-        return None
-    after = None if computing is None else after_comprehension(computing, value)
-    if after is None:
-        return None
-    before = standalone(states, call - 1).locals or {}
-    constants = flow.module_constants.literals
-    values = Values(before, constants, flow.call_sites.builtins_kept, after.local)
-    return effects(after, values)
+    if computing is None:
+        return None, branch
+    last = states[-1]
+    after = None
+    if states[start + 1].src == last.src and _returned_alone(states, start):
+        try:
+            after = after_comprehension(computing, literal(last.value))
+        except Undecided:
+            after = None
+    used = after or computing
+    return effects(used, Values(before, constants, builtins, used.local)), branch
+
+
+def _returned_alone(states: tuple[State, ...], start: int) -> bool:
+    """Whether the last state is the return of the one frame called from the line state at
+    ``start`` (no other frame of the line ran before it)."""
+    depth = 0
+    for state in states[start + 1 :]:
+        depth += {StateKind.CALL: 1, StateKind.RETURN: -1}.get(state.kind, 0)
+        if depth == 0 and state is not states[-1]:
+            return False
+    return True
 
 
 def _caller_lines(source: SourceMap, located: Located | None) -> list[int]:

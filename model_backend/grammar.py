@@ -389,7 +389,9 @@ class JsonCursor:
         if byte != 0x22:
             self.buf.append(byte)
             # a character read whole: its first byte stands for it (only ASCII is syntax)
-            return needed > 0 or self._read(chr(byte) if byte < 0x80 else "\xa0")
+            if needed > 0 or not self._read(chr(byte) if byte < 0x80 else "\xa0"):
+                return needed > 0
+            return not self._closed_as_before()
         if self.syntax is not None and self.state != "key" and not self.syntax.ended():
             return self._break()  # a value ends only where its repr can
         return self._close_string()
@@ -406,6 +408,19 @@ class JsonCursor:
         if self.state == "key" or self.syntax is None or self.syntax.feed(char):
             return True
         return self._break()
+
+    def _closed_as_before(self) -> bool:
+        """Whether the value just written ends where nothing can follow (a closed bracket or
+        quote) and is, in a diff, the variable's value before (which the closing quote would
+        refuse): a dead end, refused at its last byte instead (it breaks the cursor)."""
+        if self.syntax is None or self.syntax.mode != "done" or not self.diff:
+            return False
+        if self.before is None or self.key is None or self.state == "key":
+            return False
+        if self.before.values.get(self.key) != bytes(self.buf):
+            return False
+        self._break()
+        return True
 
     def _tail_byte(self, byte: int) -> bool:
         """A byte of a value cut at MAX_VALUE_CHARS: the cut marker's, then the closing quote."""
@@ -896,6 +911,8 @@ class StateWriter:
             # the module's constants, kept parameters, copies (forward line states)
             fixed = self.expected.fixed if self.kind is StateKind.LINE else None
             shapes = self.expected.shapes if self.kind is StateKind.LINE else None
+            if shapes and fixed:  # a value fixed is exact: its kind needs no reading
+                shapes = {name: shape for name, shape in shapes.items() if name not in fixed}
             likely = None
             if self.kind in CALL_KINDS:
                 text = self._written.decode(errors="replace")
@@ -925,7 +942,7 @@ class StateWriter:
             returned = self.expected.returned if self.kind is StateKind.RETURN else None
             want = None if returned is None else _json_texts({"": returned})[b""]
             shape = None
-            if self.kind is StateKind.RETURN:
+            if self.kind is StateKind.RETURN and want is None:  # a value computed is exact
                 text = self._written.decode(errors="replace")
                 shape = self.expected.return_shapes.get(text)
             self._cursor = JsonCursor("string", want=want, shape=shape)

@@ -17,7 +17,10 @@ from neural_debugger.protocol import (
     standalone,
 )
 from neural_debugger.protocol.source_map import SourceMap
-from neural_debugger.training.data import DataSpec, program_trajectories
+from neural_debugger.tracer.program import Program
+from neural_debugger.tracer.record import record
+from neural_debugger.tracer.tree import StateTree
+from neural_debugger.training.data import TRACE_LIMITS, DataSpec, program_trajectories
 from neural_debugger.training.programs.drills import drill_programs
 from neural_debugger.training.programs.everyday import everyday_programs
 
@@ -57,3 +60,22 @@ def line_steps(seed: int) -> Iterator[Step]:
                 yield Step(
                     flow, source, states[:k], actions[: k - 1], action, states[k], here, before
                 )
+
+
+def run_steps(code: str, entry: str) -> list[tuple[tuple[State, ...], tuple[Action, ...], State]]:
+    """Every step into of a real run of ``entry`` over ``code`` (the real tracer): the history
+    before it (states, actions) and the state it shows next."""
+    program = Program(path="p.py", source=code, entry=entry)
+    tree = StateTree.forward(program, record(program, TRACE_LIMITS))
+    into = Action(kind=ActionKind.STEP_INTO)
+    states, i, steps = [tree.state(0)], 0, []
+    while True:
+        following = tree.next(i, into)
+        if following is None:
+            return steps
+        after = tree.state(following, i, into)
+        steps.append((tuple(states), (into,) * (len(states) - 1), after))
+        if after.kind.is_exit:
+            return steps
+        states.append(after)
+        i = following

@@ -5,20 +5,22 @@ from __future__ import annotations
 import ast
 
 import pytest
-from sampled_steps import line_steps
+from sampled_steps import line_steps, run_steps
 
 from neural_debugger.model_backend.backend import DecodeOptions, History
 from neural_debugger.model_backend.branches import (
     Undecided,
     Values,
+    changed_names,
     heads,
     outside_its_loop,
     unbound_builtins,
     way,
 )
-from neural_debugger.model_backend.flow import branch_lines, expect
+from neural_debugger.model_backend.flow import LineFlow, branch_lines, expect, in_the_lines_frame
 from neural_debugger.model_backend.local import LocalEngine, LocalSession
 from neural_debugger.protocol import Action, ActionKind, StateKind, standalone
+from neural_debugger.protocol.source_map import SourceMap
 from neural_debugger.tracer.program import Program
 from neural_debugger.tracer.record import record
 from neural_debugger.tracer.tree import StateTree
@@ -118,16 +120,26 @@ def test_every_way_the_values_fix_is_the_way_real_runs_go() -> None:
     it allows, and a ``for``'s targets show there what it says."""
     decided = into = 0
     for step in line_steps(9):
-        found = branch_lines(step.flow, step.source, step.states, step.here, step.before)
+        if not in_the_lines_frame(step.flow, step.source, step.states, step.actions):
+            continue  # a comprehension's or a lambda's frame, on the line that made it
+        found = branch_lines(
+            step.flow, step.source, step.states, step.actions, step.here, step.before
+        )
         if found is None:
             continue
-        texts, shown = found
+        texts, shown = found.texts, found.shown
         after = step.after
+        expected = expect(step.flow, step.source, step.states, step.actions, step.action)
+        assert expected.allows(after)
+        if after.kind is StateKind.CALL:  # a frame the head makes runs first
+            assert step.action.kind is ActionKind.STEP_INTO and step.flow.makes_frames(step.here)
+            continue
         assert after.kind is StateKind.LINE and after.src in texts, (step.states[-1], after)
         full = standalone((*step.states, after), len(step.states)).locals or {}
         assert all(full.get(name) == text for name, text in shown.items()), (full, shown)
-        expected = expect(step.flow, step.source, step.states, step.actions, step.action)
-        assert expected.allows(after)
+        # nothing else changes: a head binds only a ``for``'s targets
+        if after.diff:
+            assert set(after.locals or ()) <= found.binding, (step.states[-1], after)
         decided += 1
         into += bool(shown)
     assert decided > 60 and into > 10
@@ -182,3 +194,88 @@ def test_the_model_steps_the_way_the_values_it_was_shown_fix(
     session = LocalSession(LocalEngine().loaded, program.context)
     predicted = session.predict_now(history, STEP_INTO, DecodeOptions())
     assert predicted.state.src == after
+
+
+TURNS = "\n".join(
+    [
+        "def shout(text, xs):",  # 1
+        "    out = []",  # 2
+        "    for c in text:",  # 3: repeated items, the target rebound in the body
+        "        c = c.upper()",  # 4
+        "        out.append(c)",  # 5
+        "    for x in xs:",  # 6: a list the body grows, read by position
+        "        if x < 3:",  # 7
+        "            xs.append(x + 3)",  # 8
+        "    for i in range(len(out) - 1):",  # 9: made once from a list the body changes
+        "        out.pop()",  # 10
+        "    return out, xs",  # 11
+    ]
+)
+
+
+def test_the_turns_a_history_counts_fix_each_way_of_a_real_run() -> None:
+    """From every arrival at a head of a real run, the way (and the item the targets take)
+    is read from the turns the history counts, where the item repeats (``'l'``), the body
+    binds the target, or the body changes the list the loop reads: as the run goes."""
+    flow, source = LineFlow(TURNS), SourceMap(TURNS)
+    decided = 0
+    for states, actions, after in run_steps(TURNS, "shout('hello', [1, 2, 4])"):
+        last = states[-1]
+        if last.kind is not StateKind.LINE or not last.src.startswith("    for "):
+            continue
+        here = source.by_text[last.src]
+        before = standalone(states, len(states) - 1).locals or {}
+        found = branch_lines(flow, source, states, actions, here, before)
+        assert found is not None, last
+        assert after.src in found.texts
+        full = standalone((*states, after), len(states)).locals or {}
+        assert all(full.get(name) == text for name, text in found.shown.items())
+        assert expect(flow, source, states, actions, STEP_INTO).allows(after)
+        decided += 1
+    assert decided == 6 + 6 + 5  # 'hello' and its end; 1, 2, 4, 4, 5 and the end; 4 and the end
+
+
+def test_without_the_history_a_rebound_target_leaves_the_way_open() -> None:
+    head = heads(ast.parse(TURNS))[3]
+    assert head.rebinding
+    with pytest.raises(Undecided):
+        way(head, Values({"text": "'hello'", "c": "'H'"}, {}, BUILTINS, head.local), [5])
+
+
+def test_what_a_loop_body_may_change_in_place() -> None:
+    body = ast.parse(
+        "d[k] = 1\nxs.append(y)\nzs.count(1)\nf(ws[0])\nalias = vs\nn = len(us)\nprint(ts)\n"
+        "total = total + qs[0]\nrows[0][1] += 1\n"
+    ).body
+    assert changed_names(body) == {"d", "xs", "y", "ws", "vs", "rows"}
+
+
+INLINE = "\n".join(
+    [
+        "def f(n, text):",  # 1
+        "    t = 0",  # 2
+        "    for d in n:",  # 3
+        "        if d == 0: t += 1",  # 4
+        "        else: break",  # 5
+        "    if text.istitle(): return 'correct'",  # 6
+        "    return t",  # 7
+    ]
+)
+
+
+@pytest.mark.parametrize("arguments", ["[0, 0, 3], 'Ab'", "[0, 5], 'ab'", "[0], 'A'"])
+def test_an_if_with_its_body_on_its_line_goes_the_way_its_test_says(arguments: str) -> None:
+    flow, source = LineFlow(INLINE), SourceMap(INLINE)
+    decided = 0
+    for states, actions, after in run_steps(INLINE, f"f({arguments})"):
+        last = states[-1]
+        if last.kind is not StateKind.LINE or " if " not in last.src:
+            continue
+        expected = expect(flow, source, states, actions, STEP_INTO)
+        assert expected.allows(after)
+        if after.kind is StateKind.RETURN:  # `return 'correct'`, computed
+            assert expected.returned == after.value == "'correct'"
+        else:
+            assert expected.lines[StateKind.LINE] == {after.src}
+        decided += 1
+    assert decided >= 2

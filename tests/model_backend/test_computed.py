@@ -5,12 +5,17 @@ from __future__ import annotations
 import ast
 
 import pytest
-from sampled_steps import line_steps
+from sampled_steps import line_steps, run_steps
 
 from neural_debugger.model_backend.backend import DecodeOptions, History
 from neural_debugger.model_backend.branches import Values, unbound_builtins
 from neural_debugger.model_backend.computed import computing_lines, effects
-from neural_debugger.model_backend.flow import LineFlow, computed_effects, expect
+from neural_debugger.model_backend.flow import (
+    LineFlow,
+    computed_effects,
+    expect,
+    in_the_lines_frame,
+)
 from neural_debugger.model_backend.local import LocalEngine, LocalSession
 from neural_debugger.model_backend.session import DebugSession
 from neural_debugger.protocol import Action, ActionKind, StateKind, standalone
@@ -90,7 +95,11 @@ def test_a_line_computes_what_it_binds_or_returns(
 
 
 def test_what_the_values_cannot_tell_leaves_the_line_to_the_model() -> None:
-    assert _effects(11, SHOWN) is None  # a set: its text's order is its own hash table's
+    # a set: its text's order is its own hash table's; only that it is what changes is known
+    assert _effects(11, SHOWN) == ({}, None)
+    computing = LINES[11]
+    found = effects(computing, Values(SHOWN, {}, unbound_builtins(TREE), computing.local))
+    assert found is not None and found.touched == {"letters"}
     assert _effects(12, SHOWN) is None  # `is` between copies says nothing of the program
     assert _effects(3, {**SHOWN, "text": "'banana …<cut>"}) is None  # a cut value
     assert _effects(3, {"nums": "[7]", MORE_VARIABLES_KEY: "2 more"}) is None  # text hidden
@@ -109,13 +118,18 @@ def test_every_computed_effect_is_what_real_runs_show() -> None:
     """Trajectories of drills and everyday scripts, as training data samples them (the real
     tracer): after a step from every line whose effects :func:`computed_effects` fixes, the
     real state shows those texts, or returns that value, and :func:`expect` allows it."""
-    bound = returned = 0
+    bound = returned = entered = 0
     for step in line_steps(11):
+        if not in_the_lines_frame(step.flow, step.source, step.states, step.actions):
+            continue  # a comprehension's or a lambda's frame, on the line that made it
         found = computed_effects(step.flow, step.here, step.before)
         if found is None:
             continue
         after = step.after
-        if found.returned is not None:
+        if after.kind is StateKind.CALL:  # a frame the line makes runs before its end
+            assert step.action.kind is ActionKind.STEP_INTO and step.flow.makes_frames(step.here)
+            entered += 1
+        elif found.returned is not None:
             assert after.kind is StateKind.RETURN and after.value == found.returned
             returned += 1
         elif after.kind is StateKind.LINE:
@@ -124,7 +138,7 @@ def test_every_computed_effect_is_what_real_runs_show() -> None:
             bound += 1
         expected = expect(step.flow, step.source, step.states, step.actions, step.action)
         assert expected.allows(after), (step.states[-1], after)
-    assert bound > 100 and returned > 10
+    assert bound > 100 and returned > 10 and entered > 0
 
 
 MODEL_CASES = [
@@ -233,3 +247,50 @@ async def test_a_fixed_value_the_variable_already_had_is_no_dead_end() -> None:
     finally:
         await session.backend.aclose()
     assert session.states[-1].kind is StateKind.RETURN and session.states[-1].value == "0"
+
+
+STATEMENTS = "\n".join(
+    [
+        "def f(nums, d, words):",  # 1
+        "    nums[1:3] = nums[1:3][::-1]",  # 2: a slice stored
+        "    nums[0], nums[-1] = nums[-1], nums[0]",  # 3: items swapped
+        "    del d['b']",  # 4
+        "    pairs = sorted(d.items(), key=lambda p: -p[1])",  # 5: lambdas run first
+        "    big = [w.upper() for w in words if len(w) > 2]",  # 6: a comprehension's frame
+        "    joined = '-'.join(w[0] for w in words)",  # 7: a generator's frames
+        "    keys = dict.fromkeys(joined, 0)",  # 8
+        "    digits = list(map(int, str(len(joined) * 37)))",  # 9
+        "    return '{}:{}'.format(big, digits)",  # 10
+    ]
+)
+
+
+def test_lines_with_slices_deletions_lambdas_and_comprehensions_compute_what_runs_show() -> None:
+    """A real run: from every line state of the function's own frame whose effects the rules
+    fix, or from the return of the last frame a line made, the next state is one
+    :func:`expect` allows and shows exactly what it fixes."""
+    flow, source = LineFlow(STATEMENTS), SourceMap(STATEMENTS)
+    checked, comprehension = set(), STATEMENTS.split("\n")[5]
+    turns = 0  # steps in the comprehension's own frame, each fixed
+    for states, actions, after in run_steps(
+        STATEMENTS, "f([1, 2, 3, 4], {'a': 1, 'b': 2, 'c': 3}, ['ab', 'cde', 'fghi'])"
+    ):
+        expected = expect(flow, source, states, actions, STEP_INTO)
+        assert expected.allows(after), (states[-1], after)
+        if after.kind is StateKind.CALL and after.src == comprehension:  # its call's values
+            assert expected.call_fixed[comprehension] == after.locals
+        if states[-1].src == after.src == comprehension and states[-2].src == comprehension:
+            assert expected.lines.get(StateKind.CALL) == frozenset()
+            turns += 1
+        if after.kind is StateKind.RETURN and expected.returned is not None:
+            assert after.value == expected.returned
+            checked.add(states[-1].src)
+        if after.kind is StateKind.LINE and expected.fixed and not after.src.startswith("def"):
+            full = standalone((*states, after), len(states)).locals or {}
+            assert all(full.get(n) == t for n, t in expected.fixed.items()), (full, expected)
+            before = standalone(states, len(states) - 1).locals or {}
+            if any(before.get(n) != t for n, t in expected.fixed.items()):  # a change it fixed
+                checked.add(states[-1].src)
+    # each statement's effects were fixed (the return's too)
+    assert len(checked) >= 8, checked
+    assert turns == 5  # from its call, and from its four line events (the last: to its return)

@@ -335,7 +335,9 @@ def test_a_step_cannot_change_an_immutable_value_its_line_does_not_bind() -> Non
     flow = LineFlow(code)
     shown = {"xs": "[1]", "n": "3", "s": "'a'", "t": "(1, 'b')", "k": "2", "u": "None"}
     assert flow.unchanged([4], shown) == {"n", "s", "t", "u"}  # xs is a list; k is a cell
-    assert flow.unchanged([5], shown) == {"n", "t", "u"}  # s is bound again
+    # s is bound again; the line calls nothing and reads literals, so the list xs keeps its value
+    assert flow.unchanged([5], shown) == {"n", "t", "u", "xs"}
+    assert flow.unchanged([5], {**shown, "s": "<Text object>"}) == {"n", "t", "u"}
     assert flow.unchanged([6], shown) == {"n", "s", "u"}  # t is deleted
     assert flow.unchanged([5, 6], shown) == {"n", "u"}  # lines sharing one text add up
     assert flow.unchanged([4], {"n": "'aaa…<cut>", "s": "{1}", "t": "(1, [2])"}) == set()
@@ -357,17 +359,17 @@ def test_what_the_history_and_the_action_fix() -> None:
     source = SourceMap(EXAMPLE.context)
     flow = LineFlow(EXAMPLE.context)
     states = _states()
-    module = EXAMPLE.context.split("\n")[0]  # the module frame starts on line 1
-    starts = {module, "def main():", "def running_total(xs):"}  # where frames start
     variables = {"xs", "total", "out", "x"}  # running_total's frame
     ends = {StateKind.EXIT_NORMAL: frozenset(), StateKind.EXIT_ERROR: frozenset()}
     over = expect(flow, source, states, (STEP_OVER,), STEP_OVER)
-    # `total = 0` goes on to `out = []`: the frame cannot return first
+    # `total = 0` goes on to `out = []`: the frame cannot return first, and a line the values
+    # compute calls no code of the program's and raises nothing
     nothing = frozenset[str]()
     assert over.lines == {
-        StateKind.CALL: starts,
+        StateKind.CALL: nothing,
         StateKind.LINE: {"    out = []"},
         StateKind.RETURN: nothing,
+        StateKind.EXCEPTION: nothing,
         **ends,
     }
     assert over.diff is True and over.names == {"xs", "total"}  # `out` is not bound yet

@@ -172,6 +172,11 @@ def test_a_diff_shows_a_variable_only_with_another_value() -> None:
     assert not diff('{"..": "..", "k": null}')  # k was never bound
     assert diff('{"..": "..", "k": null}', Before({"n": "1", "…": "+3 more variables"}))
     assert feed(JsonCursor("object", before=before), '{"n": "1"}')  # whole locals: any value
+    # a value whose repr cannot go on (a closed bracket) is refused at its last byte where it is
+    # the one it had: the closing quote would be refused next, a dead end
+    listed = JsonCursor("object", need_diff=True, before=Before({"xs": "[1, 2]"}))
+    assert feed(listed, '{"..": "..", "xs": "[1, 2')
+    assert not listed.copy().feed(ord("]")) and feed(listed, ", 3]")
 
 
 def test_json_cursor_refuses_a_diff_where_calls_need_full_locals() -> None:
