@@ -942,13 +942,15 @@ class LineFlow:
             return frozenset()
         rebound = self._rebound_anywhere.union(*(self._rebound_on.get(n, ()) for n in lines))
         inert = self._inert(lines, shown)
+        # ``xs += [1]`` changes the list in place: a name showing the same text may be it
+        aliased = {shown.get(name) for name in rebound} - {None}
         return frozenset(
             name
             for name, value in shown.items()
             if name not in rebound
             and name not in (DIFF_MARKER_KEY, MORE_VARIABLES_KEY)
             and value is not None
-            and (_immutable_literal(value) or (inert and _literal(value)))
+            and (_immutable_literal(value) or (inert and _literal(value) and value not in aliased))
         )
 
     def _inert(self, lines: list[int], shown: Mapping[str, str | None]) -> bool:

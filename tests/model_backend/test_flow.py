@@ -355,6 +355,14 @@ def _states() -> tuple[State, ...]:
     )
 
 
+def test_a_line_of_builtin_operations_on_literals_keeps_lists_it_does_not_bind() -> None:
+    flow = LineFlow("def f(xs):\n    ys = xs\n    xs += [1]\n    n = len(xs)\n    return ys\n")
+    shown = {"xs": "[0]", "ys": "[0]", "zs": "[5]"}
+    # `xs += [1]` changes its list in place: `ys`, showing the same text, may be that list
+    assert flow.unchanged([3], shown) == {"zs"}
+    assert flow.unchanged([4], shown) == set()  # a call: any list may change
+
+
 def test_what_the_history_and_the_action_fix() -> None:
     source = SourceMap(EXAMPLE.context)
     flow = LineFlow(EXAMPLE.context)
