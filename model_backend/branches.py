@@ -512,14 +512,14 @@ def items_of(head: Head, values: Values) -> list[Any]:
             start = arguments[1] if len(arguments) == 2 else 0
             if type(start) is not int:
                 raise Undecided("enumerate")
-            return list(enumerate(_iterable(arguments[0]), start))
+            return list(enumerate(in_order(arguments[0]), start))
         if name == "reversed" and len(arguments) == 1:
-            return list(reversed(list(_iterable(arguments[0]))))
+            return list(reversed(list(in_order(arguments[0]))))
         if name == "zip" and arguments:
-            return list(zip(*(_iterable(a) for a in arguments), strict=False))
+            return list(zip(*(in_order(a) for a in arguments), strict=False))
         if name != "sorted":
             raise Undecided("call")
-    return list(_iterable(evaluate(node, values)))
+    return list(in_order(evaluate(node, values)))
 
 
 def _unpacked(head: Head, values: Values) -> list[Any]:
@@ -535,8 +535,10 @@ def _unpacked(head: Head, values: Values) -> list[Any]:
     return items
 
 
-def _iterable(value: object) -> Iterable[object]:
-    if not isinstance(value, _INDEXED):  # a set's order is not its repr's
+def in_order(value: object) -> Iterable[object]:
+    """``value`` to iterate, where its items come in the order its text shows them
+    (:class:`Undecided` otherwise: a set's order is its own hash table's, not its repr's)."""
+    if not isinstance(value, _INDEXED):
         raise Undecided("iterable")
     return cast(Iterable[object], value)
 

@@ -181,18 +181,20 @@ def effects(computing: Computing, values: Values) -> Effects | None:
             value = running.value(name)
             if render_value(value) != text:
                 made[name] = value
-    shown = {
-        name: render_value(value)
-        for name, value in made.items()
-        if plain(value) and not holds_a_set(value)
-    }
+    texts = {name: shown_text(value) for name, value in made.items()}
+    shown = {name: text for name, text in texts.items() if text is not None}
     return Effects(shown, touched=frozenset(made))
 
 
+def shown_text(value: object) -> str | None:
+    """The text the tracer writes for a computed ``value``, where it is surely that: a plain
+    value holding no set (a set's text follows its own hash table, not a copy's)."""
+    return render_value(value) if plain(value) and not holds_a_set(value) else None
+
+
 def _returned(value: object) -> Effects | None:
-    if not plain(value) or holds_a_set(value):
-        return None
-    return Effects({}, render_value(value))
+    text = shown_text(value)
+    return None if text is None else Effects({}, text)
 
 
 def _loaded(target: ast.expr) -> ast.expr:
@@ -245,6 +247,7 @@ def _delete(running: _Running, target: ast.Subscript) -> None:
 
 
 _BUILDS = (ast.ListComp, ast.SetComp, ast.DictComp)  # frames that return what they built
+_MAKERS = (*_BUILDS, ast.GeneratorExp, ast.Lambda)  # code a line runs in frames of its own
 
 
 def after_comprehension(computing: Computing, value: object) -> Computing | None:
@@ -252,12 +255,11 @@ def after_comprehension(computing: Computing, value: object) -> Computing | None
     Python 3.11 a list, set or dict comprehension runs in a frame of its own, which returns
     what it built): the statement with the comprehension replaced by the value. None where the
     line has other frames' code besides it (a lambda, a generator, another comprehension)."""
-    frames = (*_BUILDS, ast.Lambda, ast.GeneratorExp)
-    made = [n for n in ast.walk(computing.statement) if isinstance(n, frames)]
+    made = [n for n in ast.walk(computing.statement) if isinstance(n, _MAKERS)]
     if len(made) != 1 or not isinstance(made[0], _BUILDS):
         return None
     statement = copy.deepcopy(computing.statement)
-    (built,) = [n for n in ast.walk(statement) if isinstance(n, frames)]
+    (built,) = [n for n in ast.walk(statement) if isinstance(n, _MAKERS)]
 
     class _Put(ast.NodeTransformer):
         def visit(self, node: ast.AST) -> ast.AST:
@@ -267,9 +269,6 @@ def after_comprehension(computing: Computing, value: object) -> Computing | None
             return self.generic_visit(node)
 
     return Computing(cast(ast.stmt, _Put().visit(statement)), computing.local)
-
-
-_MAKERS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)
 
 
 @dataclass(frozen=True)

@@ -39,9 +39,9 @@ import ast
 import operator
 import re
 import string
+import types
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sized
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any, cast
 
 MAX_TEXT = 200_000  # longer repr texts are shown, never rebuilt
@@ -214,7 +214,6 @@ _ALLOWED = (
     ast.GeneratorExp, ast.comprehension, ast.Store,
     *_BINARY, *_UNARY, *_COMPARE,
 )  # fmt: skip
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def parse(expression: str) -> ast.Expression:
@@ -603,10 +602,7 @@ class Evaluator:
             keywords.update(given)
         called = node.func
         name = called.id if isinstance(called, ast.Name) else cast(ast.Attribute, called).attr
-        unbound = isinstance(called, ast.Attribute) and isinstance(
-            getattr(func, "__self__", None), type
-        )  # ``str.upper(s)``: the first argument is the receiver
-        return self._invoke(name, func, args, keywords, unbound)
+        return self._invoke(name, func, args, keywords, _takes_receiver(func))
 
     def _invoke(
         self,
@@ -624,7 +620,7 @@ class Evaluator:
         for value in (*args, *keywords.values()):
             _check_length(value)
         receiver = getattr(func, "__self__", None)
-        if isinstance(receiver, type | ModuleType):
+        if isinstance(receiver, type | types.ModuleType):
             receiver = None  # a class method (``dict.fromkeys``), or a builtin function
         if unbound and args:
             receiver = args[0]
@@ -650,8 +646,7 @@ class Evaluator:
         name = getattr(value, "__name__", "")
         if name == "call":  # a lambda of this evaluator checks its own body
             return value
-        unbound = not hasattr(value, "__self__") or isinstance(value.__self__, type)
-        unbound = unbound and name not in BUILTINS and name not in ("fromkeys", "maketrans")
+        unbound = _takes_receiver(value)
 
         def guarded(*args: Any, **keywords: Any) -> Any:
             return self._invoke(name, value, list(args), keywords, unbound)
@@ -690,6 +685,13 @@ class Evaluator:
         """Refuse, under strict rules, what would read a set's order (see the module)."""
         if self.rules.strict and holds_a_set(value):
             raise EvaluationError(f"{where} would read a set's order, which its text does not keep")
+
+
+def _takes_receiver(func: object) -> bool:
+    """Whether ``func`` is a type's method taken from the type (``str.upper``): its first
+    argument is the receiver, whose sizes the checks read. A class's or static method
+    (``dict.fromkeys``, ``str.maketrans``) and a builtin function take none."""
+    return isinstance(func, types.MethodDescriptorType | types.WrapperDescriptorType)
 
 
 class Generated:

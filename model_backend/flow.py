@@ -41,9 +41,9 @@ from neural_debugger.model_backend.branches import (
     Values,
     evaluate,
     heads,
+    in_order,
     literal,
     own_names,
-    plain,
     way,
     way_after_turns,
 )
@@ -56,8 +56,9 @@ from neural_debugger.model_backend.computed import (
     comprehension_lines,
     computing_lines,
     effects,
+    shown_text,
 )
-from neural_debugger.model_backend.expressions import VIEWS, holds_a_set
+from neural_debugger.model_backend.expressions import holds_a_set
 from neural_debugger.model_backend.handed_back import (
     Appended,
     Copied,
@@ -335,24 +336,30 @@ class LineFlow:
         (:func:`.computed.comprehension_lines`)."""
         return comprehension_lines(self._tree) if self._tree is not None else {}
 
-    def calls_no_code(self, line: int, made: Made) -> bool:
-        """Whether the calls on ``line`` outside its comprehension ``made`` call builtins the
-        code leaves unbound, or methods, in code that defines no class (whose methods would
-        be the program's own code): no frame of the program runs but the comprehension's."""
+    @functools.cached_property
+    def calling_no_code(self) -> frozenset[int]:
+        """The lines of :attr:`comprehensions` whose calls outside the comprehension call
+        builtins the code leaves unbound, or methods, in code that defines no class (whose
+        methods would be the program's own code): no frame of the program runs there but the
+        comprehension's."""
         if self._tree is None:
-            return False
-        inside = set(ast.walk(made.node))
+            return frozenset()
         classes = any(isinstance(node, ast.ClassDef) for node in ast.walk(self._tree))
+        calls: dict[int, list[ast.Call]] = {}
         for node in ast.walk(self._tree):
-            if not isinstance(node, ast.Call) or node.lineno != line or node in inside:
-                continue
-            func = node.func
-            if isinstance(func, ast.Name) and func.id in self.call_sites.builtins_kept:
-                continue
-            if isinstance(func, ast.Attribute) and not classes:
-                continue
-            return False
-        return True
+            if isinstance(node, ast.Call) and node.lineno in self.comprehensions:
+                calls.setdefault(node.lineno, []).append(node)
+        found = set()
+        for line, made in self.comprehensions.items():
+            inside = set(ast.walk(made.node))
+            if all(
+                (isinstance(c.func, ast.Name) and c.func.id in self.call_sites.builtins_kept)
+                or (isinstance(c.func, ast.Attribute) and not classes)
+                for c in calls.get(line, ())
+                if c not in inside
+            ):
+                found.add(line)
+        return frozenset(found)
 
     @functools.cached_property
     def computing(self) -> dict[int, Computing]:
@@ -2017,8 +2024,8 @@ def _passed(
             value = evaluate(node, Values(shown, constants, builtins, local))
         except Undecided:
             return None
-        text = render_value(value) if plain(value) and not holds_a_set(value) else CUT_MARKER
-        return None if text.endswith(CUT_MARKER) else text
+        text = shown_text(value)
+        return None if text is None or text.endswith(CUT_MARKER) else text
 
     for number, values in flow.passed.on_lines(here, shown, compute).items():
         text = texts.get(number)
@@ -2494,9 +2501,10 @@ def _inline_return(
             )
         except Undecided:
             return None
-        if not plain(value) or holds_a_set(value):
+        text = shown_text(value)
+        if text is None:
             return None
-        found.add(render_value(value))
+        found.add(text)
     return found.pop() if len(found) == 1 else None
 
 
@@ -2623,8 +2631,7 @@ def _iterated(made: Made, values: Values) -> object:
     whose items or iterator the tracer does not show as this module reads them)."""
     node = made.node.generators[0].iter
     first = evaluate(node, values)
-    if not isinstance(first, (str, bytes, list, tuple, dict, range, *VIEWS)):
-        raise Undecided("an iterable of another kind")
+    in_order(first)  # items in the order its text shows (:class:`Undecided` otherwise)
     if holds_a_set(first):
         raise Undecided("a set")
     # Python's compiler makes a list display iterated there a tuple (a constant, if it can)
@@ -2650,7 +2657,7 @@ def _comprehension_call(
         return None
     line, made = found
     entered = flow.call_sites.entered_from([line])
-    if not (entered is not None and entered <= {line}) and not flow.calls_no_code(line, made):
+    if not (entered is not None and entered <= {line}) and line not in flow.calling_no_code:
         return None  # the line may call the program's code (first)
     before = standalone(states, len(states) - 1).locals or {}
     values = Values(
@@ -2704,7 +2711,7 @@ def _in_comprehension(
     text = frozenset({last.src or ""})
     nothing = frozenset[str]()
     if turns > len(items):  # all done: it returns what it built
-        value = render_value(built) if plain(built) and not holds_a_set(built) else None
+        value = shown_text(built)
         lines = {StateKind.CALL: nothing, StateKind.LINE: nothing, StateKind.EXCEPTION: nothing}
         return Expected({**lines, StateKind.RETURN: text}, returned=value)
     shown: dict[str, str] = {}

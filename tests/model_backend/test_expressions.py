@@ -72,6 +72,7 @@ def test_expressions_over_predicted_values(expression: str, value: object) -> No
         ("f'{swaps:>99999}'", "format widths over 10000"),
         ("list(range(10 ** 9))", "too large"),
         ("name.center(10 ** 9)", "too large"),
+        ("str.center(name, 10 ** 9)", "too large"),  # a type's method: its receiver first
         ("isinstance(items, len)", "isinstance takes builtin types"),
         ("sorted(items, key=len)", "TypeError"),
         ("10 ** 10 ** 9", "too large"),
